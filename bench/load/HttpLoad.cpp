@@ -1,0 +1,260 @@
+#include "HttpLoad.h"
+
+#include "Clock.h"
+#include "LoadLimits.h"
+
+#include <cerrno>
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace loopwire::lwload {
+
+HttpWorker::HttpWorker(const HttpWorkerConfig& config)
+    : config_(config), plan_(config.plan), connections_(config.connections),
+      recvBuffer_(new char[limits::kRecvBufferBytes]) {
+    for (Connection& c : connections_) c.parser.setHeadRequest(config.headRequest);
+}
+
+void HttpWorker::run() {
+    running_ = true;
+    const std::int64_t start = monotonicNs();
+    measuring_ = start >= plan_.measureStartNs;
+    if (!epoll_.valid()) {
+        ++stats_.errors.connect;
+        endNs_ = start;
+        return;
+    }
+    for (Connection& c : connections_) open(c, start);
+    endNs_ = runWorkerLoop(*this, epoll_, plan_, measuring_);
+    running_ = false;
+    for (Connection& c : connections_) closeSocket(c);
+}
+
+void HttpWorker::open(Connection& c, std::int64_t now) {
+    const ConnectResult result = startConnect(*config_.target);
+    if (result.fd < 0) {
+        ++stats_.errors.connect;
+        c.state = State::Closed;
+        c.retryAtNs = now + limits::kReconnectBackoffNs;
+        return;
+    }
+    c.fd = result.fd;
+    c.sentNs = now;
+    if (result.inProgress) {
+        c.state = State::Connecting;
+        c.wantWrite = true;
+        if (!epoll_.add(c.fd, EPOLLOUT, &c)) {
+            ++stats_.errors.connect;
+            closeSocket(c);
+            c.retryAtNs = now + limits::kReconnectBackoffNs;
+        }
+        return;
+    }
+    if (!epoll_.add(c.fd, EPOLLIN, &c)) {
+        ++stats_.errors.connect;
+        closeSocket(c);
+        c.retryAtNs = now + limits::kReconnectBackoffNs;
+        return;
+    }
+    onConnected(c, now);
+}
+
+void HttpWorker::onConnected(Connection& c, std::int64_t now) {
+    c.state = State::Open;
+    c.wantWrite = false;
+    issue(c, now);
+}
+
+void HttpWorker::closeSocket(Connection& c) {
+    if (c.fd >= 0) close(c.fd);  // closing also removes it from the epoll set
+    c.fd = -1;
+    ++c.generation;
+    c.state = State::Closed;
+    c.wantWrite = false;
+    outstanding_ -= c.pending;
+    c.pending = 0;
+    c.writeOffset = 0;
+    c.writeLength = 0;
+    c.parser.reset();
+}
+
+void HttpWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
+    closeSocket(c);
+    if (!running_) return;
+    ++stats_.reconnects;
+    if (backoff) {
+        c.retryAtNs = now + limits::kReconnectBackoffNs;
+        return;
+    }
+    open(c, now);
+}
+
+void HttpWorker::issue(Connection& c, std::int64_t now) {
+    std::uint32_t count = config_.pipeline;
+    if (plan_.requestBudget != 0 && measuring_) {
+        const std::uint64_t used = stats_.requests + outstanding_;
+        if (used >= plan_.requestBudget) return;
+        if (plan_.requestBudget - used < count) count = static_cast<std::uint32_t>(plan_.requestBudget - used);
+    }
+    c.pending = count;
+    outstanding_ += count;
+    c.writeOffset = 0;
+    c.writeLength = count * config_.requestBytes;
+    c.sentNs = now;
+    flush(c, now);
+}
+
+void HttpWorker::flush(Connection& c, std::int64_t now) {
+    while (c.writeOffset < c.writeLength) {
+        const ssize_t n = send(c.fd, config_.requestBatch.data() + c.writeOffset, c.writeLength - c.writeOffset,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            c.writeOffset += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!c.wantWrite) {
+                c.wantWrite = true;
+                epoll_.modify(c.fd, EPOLLIN | EPOLLOUT, &c);
+            }
+            return;
+        }
+        ++stats_.errors.write;
+        reopen(c, now, true);  // with a pause, so that a peer that resets every connection cannot spin us
+        return;
+    }
+    if (c.wantWrite) {
+        c.wantWrite = false;
+        epoll_.modify(c.fd, EPOLLIN, &c);
+    }
+}
+
+void HttpWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
+    Connection& c = *static_cast<Connection*>(data);
+    if (c.state == State::Connecting) {
+        const int error = takeSocketError(c.fd);
+        if (error != 0 || (events & (EPOLLERR | EPOLLHUP)) != 0) {
+            ++stats_.errors.connect;
+            closeSocket(c);
+            c.retryAtNs = now + limits::kReconnectBackoffNs;
+            return;
+        }
+        if (!epoll_.modify(c.fd, EPOLLIN, &c)) {
+            ++stats_.errors.connect;
+            reopen(c, now, true);
+            return;
+        }
+        onConnected(c, now);
+        return;
+    }
+    if (c.state != State::Open) return;
+    const std::uint32_t generation = c.generation;
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) {
+        onReadable(c);
+        if (c.generation != generation) return;
+    }
+    if ((events & EPOLLOUT) != 0) flush(c, now);
+}
+
+void HttpWorker::onReadable(Connection& c) {
+    const std::uint32_t generation = c.generation;
+    for (;;) {
+        const ssize_t n = read(c.fd, recvBuffer_.get(), limits::kRecvBufferBytes);
+        if (n > 0) {
+            stats_.bytesRead += static_cast<std::uint64_t>(n);
+            const std::int64_t now = monotonicNs();
+            if (!onData(c, std::string_view(recvBuffer_.get(), static_cast<std::size_t>(n)), now)) return;
+            if (c.generation != generation) return;
+            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return;
+            continue;  // the buffer was filled: there may be more
+        }
+        if (n == 0) {
+            onEof(c, monotonicNs());
+            return;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        ++stats_.errors.read;
+        reopen(c, monotonicNs(), false);
+        return;
+    }
+}
+
+bool HttpWorker::onData(Connection& c, std::string_view data, std::int64_t now) {
+    while (!data.empty()) {
+        if (c.pending == 0) {
+            protocolError(c, "bytes received with no request outstanding", now);
+            return false;
+        }
+        const ResponseResult result = c.parser.feed(data);
+        if (result.status == ResponseStatus::Error) {
+            protocolError(c, responseErrorName(result.error), now);
+            return false;
+        }
+        data.remove_prefix(result.consumed);
+        if (result.status == ResponseStatus::NeedMore) break;
+        const bool keepAlive = c.parser.keepAlive();
+        countResponse(c, now);
+        if (!keepAlive) {
+            // The server closes after this response; requests pipelined behind it are not answered.
+            reopen(c, now, false);
+            return false;
+        }
+    }
+    if (c.pending == 0) issue(c, now);
+    return true;
+}
+
+void HttpWorker::countResponse(Connection& c, std::int64_t now) {
+    const int status = c.parser.statusCode();
+    c.parser.reset();
+    --c.pending;
+    --outstanding_;
+    if (plan_.requestBudget != 0 && measuring_ && stats_.requests >= plan_.requestBudget) return;
+    ++stats_.requests;
+    if (status < 200 || status > 299) ++stats_.non2xx;
+    stats_.latency.record(static_cast<std::uint64_t>(now - c.sentNs));
+}
+
+void HttpWorker::onEof(Connection& c, std::int64_t now) {
+    const ResponseResult result = c.parser.finish();
+    if (result.status == ResponseStatus::Complete) {
+        countResponse(c, now);  // a body delimited by the end of the connection
+    } else if (result.status == ResponseStatus::Error || c.pending > 0) {
+        ++stats_.errors.read;  // closed inside a response, or with requests unanswered
+    }
+    reopen(c, now, false);
+}
+
+void HttpWorker::protocolError(Connection& c, const char* what, std::int64_t now) {
+    ++stats_.errors.protocol;
+    if (firstProtocolError_ == nullptr) firstProtocolError_ = what;
+    reopen(c, now, false);
+}
+
+void HttpWorker::sweep(std::int64_t now) {
+    for (Connection& c : connections_) {
+        switch (c.state) {
+        case State::Closed:
+            if (running_ && now >= c.retryAtNs) open(c, now);
+            break;
+        case State::Connecting:
+            if (now - c.sentNs > plan_.timeoutNs) {
+                ++stats_.errors.connect;
+                reopen(c, now, true);
+            }
+            break;
+        case State::Open:
+            if (c.pending > 0 && now - c.sentNs > plan_.timeoutNs) {
+                ++stats_.errors.timeout;
+                reopen(c, now, false);
+            }
+            break;
+        }
+    }
+}
+
+}  // namespace loopwire::lwload

@@ -1,0 +1,59 @@
+// Options: lwload's command line, parsed and checked against the limits before anything runs.
+//
+// parseOptions() is pure (it reads no file and opens no socket) so that every refusal can be unit-tested;
+// main() then loads --body-file and resolves the target.
+#pragma once
+
+#include "Target.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopwire::lwload {
+
+enum class LoadMode : std::uint8_t { Http, WebSocket };
+
+struct LoadOptions {
+    LoadMode mode = LoadMode::Http;
+    std::string url;
+    TargetUrl target;
+    bool allowRemote = false;
+
+    std::uint32_t connections = 100;
+    std::uint32_t threads = 1;
+    double durationSeconds = 10.0;  // measured time; the time limit of a --requests run when given
+    bool durationGiven = false;
+    double warmupSeconds = 0.0;     // run before measuring, not counted
+    double timeoutSeconds = 5.0;    // a request (or echo) outstanding longer than this is an error
+    std::uint64_t requests = 0;     // stop after this many responses (or echoes); 0: run for the duration
+
+    // HTTP.
+    std::uint32_t pipeline = 1;
+    std::string method = "GET";
+    std::vector<std::string> headers;  // "Name: value", as given
+    std::string bodyFile;              // --body-file, read by main()
+    std::uint64_t bodySize = 0;        // --body-size
+    bool hasBody = false;
+
+    // WebSocket.
+    std::uint64_t messageBytes = 20;
+    bool text = false;
+};
+
+struct ParseOutcome {
+    bool ok = false;
+    bool help = false;   // --help was given: print usageText() and exit 0
+    std::string error;   // when !ok && !help
+    LoadOptions options;
+};
+
+ParseOutcome parseOptions(int argc, const char* const* argv);
+
+const char* usageText() noexcept;
+
+// The bytes of one HTTP request built from the options: request line, Host (unless given with -H), the -H fields,
+// Content-Length when there is a body, the blank line and the body.
+std::string buildHttpRequest(const LoadOptions& options, const std::string& body);
+
+}  // namespace loopwire::lwload

@@ -1,0 +1,202 @@
+// lwload: the HTTP/1.1 and WebSocket load generator of lwbench. See docs/lwload.md.
+#include "Clock.h"
+#include "HttpLoad.h"
+#include "LoadLimits.h"
+#include "Options.h"
+#include "RunStats.h"
+#include "Target.h"
+#include "WsLoad.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/resource.h>
+
+namespace {
+
+using namespace loopwire::lwload;
+
+std::atomic<bool> gStop{false};
+
+extern "C" void onSignal(int) { gStop.store(true, std::memory_order_relaxed); }
+
+double cpuSeconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Each connection needs a descriptor; raise the soft limit towards the hard one when the default is too low.
+bool ensureDescriptors(std::uint32_t connections) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
+    const rlim_t needed = static_cast<rlim_t>(connections) + 64;
+    if (limit.rlim_cur >= needed) return true;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) return false;
+    limit.rlim_cur = needed;
+    return setrlimit(RLIMIT_NOFILE, &limit) == 0;
+}
+
+bool loadBody(const LoadOptions& options, std::string& body, std::string& error) {
+    if (!options.bodyFile.empty()) {
+        std::ifstream file(options.bodyFile, std::ios::binary);
+        if (!file) {
+            error = "cannot read " + options.bodyFile;
+            return false;
+        }
+        body.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+        if (body.size() > limits::kMaxBodyBytes) {
+            error = options.bodyFile + " is larger than " + std::to_string(limits::kMaxBodyBytes) + " bytes";
+            return false;
+        }
+    } else {
+        body.assign(static_cast<std::size_t>(options.bodySize), 'x');
+    }
+    return true;
+}
+
+template <typename Worker>
+void runWorkers(std::vector<std::unique_ptr<Worker>>& workers) {
+    if (workers.size() == 1) {
+        workers[0]->run();
+        return;
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(workers.size());
+    for (auto& worker : workers) threads.emplace_back([&worker] { worker->run(); });
+    for (std::thread& thread : threads) thread.join();
+}
+
+template <typename Worker>
+void collect(const std::vector<std::unique_ptr<Worker>>& workers, const RunPlan& plan, RunReport& report) {
+    std::int64_t measuredNs = 0;
+    const char* firstError = nullptr;
+    for (const auto& worker : workers) {
+        report.stats.merge(worker->stats());
+        const std::int64_t end = worker->endNs() < plan.deadlineNs ? worker->endNs() : plan.deadlineNs;
+        if (end - plan.measureStartNs > measuredNs) measuredNs = end - plan.measureStartNs;
+        if (firstError == nullptr) firstError = worker->firstProtocolError();
+    }
+    report.durationSeconds = static_cast<double>(measuredNs) / 1e9;
+    if (firstError != nullptr) std::fprintf(stderr, "lwload: first protocol error: %s\n", firstError);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const ParseOutcome parsed = parseOptions(argc, argv);
+    if (parsed.help) {
+        std::fputs(usageText(), stdout);
+        return 0;
+    }
+    if (!parsed.ok) {
+        std::fprintf(stderr, "lwload: %s\n(lwload --help for usage)\n", parsed.error.c_str());
+        return 1;
+    }
+    LoadOptions options = parsed.options;
+    if (options.requests != 0 && options.threads > options.requests) {
+        options.threads = static_cast<std::uint32_t>(options.requests);
+    }
+
+    std::string error;
+    ResolvedTarget target;
+    if (!resolveTarget(options.target, options.allowRemote, target, error)) {
+        std::fprintf(stderr, "lwload: %s\n", error.c_str());
+        return 2;
+    }
+    if (!ensureDescriptors(options.connections)) {
+        std::fprintf(stderr, "lwload: %u connections need more file descriptors than RLIMIT_NOFILE allows\n",
+                     options.connections);
+        return 2;
+    }
+    std::string body;
+    if (!loadBody(options, body, error)) {
+        std::fprintf(stderr, "lwload: %s\n", error.c_str());
+        return 2;
+    }
+
+    std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+
+    const double cpuStart = cpuSeconds();
+    const std::int64_t start = monotonicNs();
+    RunPlan plan;
+    plan.measureStartNs = start + static_cast<std::int64_t>(options.warmupSeconds * 1e9);
+    plan.deadlineNs = plan.measureStartNs + static_cast<std::int64_t>(options.durationSeconds * 1e9);
+    plan.timeoutNs = static_cast<std::int64_t>(options.timeoutSeconds * 1e9);
+    plan.stop = &gStop;
+
+    // Connections and requests are shared out as evenly as they divide.
+    auto share = [&options](std::uint64_t total, std::uint32_t index) {
+        return total / options.threads + (index < total % options.threads ? 1 : 0);
+    };
+
+    RunReport report;
+    report.url = options.url;
+    report.connections = options.connections;
+    report.threads = options.threads;
+
+    if (options.mode == LoadMode::Http) {
+        const std::string request = buildHttpRequest(options, body);
+        std::string batch;
+        batch.reserve(request.size() * options.pipeline);
+        for (std::uint32_t i = 0; i < options.pipeline; ++i) batch += request;
+
+        std::vector<std::unique_ptr<HttpWorker>> workers;
+        for (std::uint32_t i = 0; i < options.threads; ++i) {
+            HttpWorkerConfig config;
+            config.target = &target;
+            config.requestBatch = batch;
+            config.requestBytes = request.size();
+            config.pipeline = options.pipeline;
+            config.connections = static_cast<std::uint32_t>(share(options.connections, i));
+            config.headRequest = options.method == "HEAD";
+            config.plan = plan;
+            config.plan.requestBudget = options.requests == 0 ? 0 : share(options.requests, i);
+            workers.push_back(std::make_unique<HttpWorker>(config));
+        }
+        runWorkers(workers);
+        report.mode = "http";
+        report.pipeline = options.pipeline;
+        collect(workers, plan, report);
+    } else {
+        std::string extraHeaders;
+        for (const std::string& header : options.headers) extraHeaders.append(header).append("\r\n");
+        std::random_device entropy;
+        std::vector<std::unique_ptr<WsWorker>> workers;
+        for (std::uint32_t i = 0; i < options.threads; ++i) {
+            WsWorkerConfig config;
+            config.target = &target;
+            config.path = options.target.path;
+            config.authority = options.target.authority;
+            config.extraHeaders = extraHeaders;
+            config.messageBytes = options.messageBytes;
+            config.text = options.text;
+            config.connections = static_cast<std::uint32_t>(share(options.connections, i));
+            config.seed = (std::uint64_t{entropy()} << 32) ^ entropy() ^ i;
+            config.plan = plan;
+            config.plan.requestBudget = options.requests == 0 ? 0 : share(options.requests, i);
+            workers.push_back(std::make_unique<WsWorker>(config));
+        }
+        runWorkers(workers);
+        report.mode = "ws";
+        report.messageBytes = options.messageBytes;
+        report.text = options.text;
+        collect(workers, plan, report);
+    }
+    report.clientCpuSeconds = cpuSeconds() - cpuStart;
+
+    std::printf("%s\n", formatJson(report).c_str());
+    std::fflush(stdout);
+    return report.stats.requests > 0 ? 0 : 3;
+}

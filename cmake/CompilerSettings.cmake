@@ -1,0 +1,23 @@
+# Warnings, sanitizers and the standard library, applied to every loopwire target through lw_settings.
+add_library(lw_settings INTERFACE)
+target_compile_options(lw_settings INTERFACE -Wall -Wextra -Werror -Wpedantic -Wshadow)
+target_compile_features(lw_settings INTERFACE cxx_std_20)
+
+if(LW_SANITIZE)
+  set(LW_ENABLE_CHECKS ON)
+  set(lw_san_flags -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(${lw_san_flags})
+  add_link_options(${lw_san_flags})
+endif()
+
+if(LW_LIBCXX)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "LW_LIBCXX needs clang (set CMAKE_CXX_COMPILER=clang++)")
+  endif()
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-stdlib=libc++>)
+  add_link_options(-stdlib=libc++)
+endif()
+
+if(LW_ENABLE_CHECKS)
+  target_compile_definitions(lw_settings INTERFACE LW_ENABLE_CHECKS=1)
+endif()

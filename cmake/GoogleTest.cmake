@@ -1,0 +1,16 @@
+# GoogleTest comes from Debian's googletest package. The prebuilt libgtest is built against libstdc++
+# without sanitizers, so the libc++ and sanitizer builds compile it from /usr/src/googletest instead.
+if(LW_LIBCXX OR LW_SANITIZE)
+  set(LW_GTEST_SOURCE "/usr/src/googletest" CACHE PATH "GoogleTest sources")
+  if(NOT EXISTS "${LW_GTEST_SOURCE}/CMakeLists.txt")
+    message(FATAL_ERROR "GoogleTest sources not found at ${LW_GTEST_SOURCE} (apt-get install googletest)")
+  endif()
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
+  add_subdirectory(${LW_GTEST_SOURCE} ${CMAKE_BINARY_DIR}/googletest EXCLUDE_FROM_ALL SYSTEM)
+  add_library(GTest::gtest ALIAS gtest)
+  add_library(GTest::gtest_main ALIAS gtest_main)
+else()
+  find_package(GTest REQUIRED)
+endif()
+include(GoogleTest)

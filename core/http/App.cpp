@@ -1,0 +1,123 @@
+#include <loopwire/App.h>
+
+#include "HttpServer.h"
+#include "loop/Loop.h"
+#include "net/ListenSocket.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace loopwire {
+
+namespace {
+
+LoopOptions loopOptionsFor(const ServerOptions& options) {
+    LoopOptions loopOptions;
+    loopOptions.backend = options.backend;
+    loopOptions.sweepIntervalMs = options.sweepIntervalMs;
+    return loopOptions;
+}
+
+}  // namespace
+
+App::App(const ServerOptions& options) : loop_(Loop::create(loopOptionsFor(options))) {
+    if (!loop_) {
+        std::fprintf(stderr, "loopwire: this build has no libuv backend\n");
+        std::abort();
+    }
+    server_ = std::make_unique<HttpServer>(*loop_, options);
+}
+
+App::App(void* uvLoop, const ServerOptions& options)
+    : loop_(Loop::createOnUvLoop(uvLoop, options.sweepIntervalMs)) {
+    if (!loop_) {
+        std::fprintf(stderr, "loopwire: this build has no libuv backend\n");
+        std::abort();
+    }
+    server_ = std::make_unique<HttpServer>(*loop_, options);
+}
+
+App::~App() {
+    // The server (and its connections) go before the loop they live on.
+    server_.reset();
+    loop_.reset();
+}
+
+App::App(App&&) noexcept = default;
+App& App::operator=(App&&) noexcept = default;
+
+App& App::route(std::string_view method, std::string_view pattern, Handler handler) {
+    if (!server_->addRoute(method, pattern, std::move(handler))) {
+        std::fprintf(stderr, "loopwire: invalid route pattern \"%.*s\" ignored\n", static_cast<int>(pattern.size()),
+                     pattern.data());
+    }
+    return *this;
+}
+
+App& App::get(std::string_view pattern, Handler handler) { return route("GET", pattern, std::move(handler)); }
+App& App::post(std::string_view pattern, Handler handler) { return route("POST", pattern, std::move(handler)); }
+App& App::put(std::string_view pattern, Handler handler) { return route("PUT", pattern, std::move(handler)); }
+App& App::del(std::string_view pattern, Handler handler) { return route("DELETE", pattern, std::move(handler)); }
+App& App::patch(std::string_view pattern, Handler handler) { return route("PATCH", pattern, std::move(handler)); }
+App& App::options(std::string_view pattern, Handler handler) {
+    return route("OPTIONS", pattern, std::move(handler));
+}
+App& App::head(std::string_view pattern, Handler handler) { return route("HEAD", pattern, std::move(handler)); }
+App& App::connect(std::string_view pattern, Handler handler) {
+    return route("CONNECT", pattern, std::move(handler));
+}
+App& App::trace(std::string_view pattern, Handler handler) { return route("TRACE", pattern, std::move(handler)); }
+App& App::any(std::string_view pattern, Handler handler) { return route("*", pattern, std::move(handler)); }
+
+bool App::removeRoute(std::string_view method, std::string_view pattern) {
+    return server_->removeRoute(method, pattern);
+}
+
+App& App::listen(int port, ListenHandler handler) { return listen({}, port, 0, std::move(handler)); }
+
+App& App::listen(std::string_view host, int port, ListenHandler handler) {
+    return listen(host, port, 0, std::move(handler));
+}
+
+App& App::listen(int port, int options, ListenHandler handler) {
+    return listen({}, port, options, std::move(handler));
+}
+
+App& App::listen(std::string_view host, int port, int options, ListenHandler handler) {
+    ListenSocket* socket = nullptr;
+    if (port >= 0 && port <= 65535) {
+        ListenOptions listenOptions;
+        listenOptions.host = host;
+        listenOptions.port = static_cast<std::uint16_t>(port);
+        listenOptions.exclusivePort = (options & kListenExclusivePort) != 0;
+        int error = 0;
+        socket = server_->listen(listenOptions, error);
+    }
+    if (handler) handler(socket);
+    return *this;
+}
+
+App& App::listenUnix(std::string_view path, ListenHandler handler) {
+    int error = 0;
+    ListenSocket* socket = server_->listenUnix(path, error);
+    if (handler) handler(socket);
+    return *this;
+}
+
+void App::run() { loop_->run(); }
+
+void App::close() { server_->close(); }
+
+void App::defer(Task task) { loop_->defer(std::move(task)); }
+
+std::size_t App::connectionCount() const noexcept { return server_->connections().size(); }
+
+int App::localPort(const ListenSocket* listenSocket) noexcept {
+    return listenSocket == nullptr ? 0 : listenSocket->port();
+}
+
+void App::closeListenSocket(ListenSocket* listenSocket) noexcept {
+    if (listenSocket != nullptr) listenSocket->close();
+}
+
+}  // namespace loopwire

@@ -1,0 +1,558 @@
+#include "HttpConnection.h"
+
+#include "HttpServer.h"
+#include "base/Check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace loopwire {
+
+namespace {
+
+constexpr std::string_view k100Continue = "HTTP/1.1 100 Continue\r\n\r\n";
+constexpr std::string_view k408 =
+    "HTTP/1.1 408 Request Timeout\r\nContent-Length: 15\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n"
+    "Request Timeout";
+constexpr std::string_view k500 =
+    "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 21\r\nConnection: close\r\n"
+    "Content-Type: text/plain\r\n\r\nInternal Server Error";
+
+// Bytes of later pipelined requests kept while a response is pending; past it, reading pauses.
+constexpr std::size_t kMaxPipelinedBytes = limits::kMaxHeaderSectionBytes;
+// A pending-bytes buffer that grew past this is freed once empty.
+constexpr std::size_t kMaxRetainedPendingBytes = 2 * limits::kMaxHeaderSectionBytes;
+
+// Writes value in decimal at the end of out (20 bytes); returns the digits.
+std::string_view formatDecimal(std::uint64_t value, char (&out)[20]) noexcept {
+    char* end = out + sizeof out;
+    char* at = end;
+    do {
+        *--at = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    return {at, static_cast<std::size_t>(end - at)};
+}
+
+std::string_view formatHex(std::uint64_t value, char (&out)[20]) noexcept {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    char* end = out + sizeof out;
+    char* at = end;
+    do {
+        *--at = kDigits[value & 0xf];
+        value >>= 4;
+    } while (value != 0);
+    return {at, static_cast<std::size_t>(end - at)};
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(HttpServer& server, int fd, const SocketAddress& remote) noexcept
+    : Socket(server.loop(), server.connections(), fd, remote), server_(server) {
+    armDeadline();
+}
+
+HttpConnection::~HttpConnection() = default;
+
+// ---- reading ----
+
+void HttpConnection::onData(char* data, std::size_t length) {
+    bool corkedHere = beginCork();
+    if (pending_.empty()) {
+        std::size_t consumed = process(data, length);
+        if (consumed < length && !isClosed() && phase_ != Phase::Closing) {
+            pending_.append({data + consumed, length - consumed});
+        }
+    } else {
+        pending_.append({data, length});
+        pending_.consume(process(pending_.data(), pending_.size()));
+    }
+    if (!isClosed() && responsePending_ && pending_.size() >= kMaxPipelinedBytes) pauseReading();
+    endCork(corkedHere);
+    armDeadline();
+}
+
+void HttpConnection::processPending() {
+    if (pending_.empty() || isClosed()) return;
+    bool corkedHere = beginCork();
+    pending_.consume(process(pending_.data(), pending_.size()));
+    if (pending_.empty() && pending_.capacity() > kMaxRetainedPendingBytes) pending_.release();
+    if (!isClosed() && !paused_ && !responsePending_ && isReadingPaused()) resumeReading();
+    endCork(corkedHere);
+}
+
+std::size_t HttpConnection::process(char* data, std::size_t length) {
+    LW_CHECK(!processing_);
+    processing_ = true;
+    std::size_t consumed = 0;
+    while (consumed < length && !isClosed()) {
+        if (phase_ == Phase::Closing) {
+            consumed = length;
+            break;
+        }
+        if (phase_ == Phase::Body) {
+            consumed += readBody(data + consumed, length - consumed);
+            continue;
+        }
+        // A later pipelined request waits until the response to the current one is complete.
+        if (responsePending_) break;
+        RequestHead head;
+        ParseResult result = parser_.parse(data + consumed, length - consumed, head);
+        if (result.status == ParseStatus::NeedMore) {
+            if (headDeadlineMs_ == 0) headDeadlineMs_ = loop().nowMs() + server_.options().headerTimeoutMs;
+            break;
+        }
+        if (result.status == ParseStatus::Error) {
+            refuse(result.error);
+            consumed = length;
+            break;
+        }
+        consumed += result.consumed;
+        headDeadlineMs_ = 0;
+        bool hasBody = head.framing == BodyFraming::Chunked ||
+                       (head.framing == BodyFraming::ContentLength && head.contentLength > 0);
+        if (hasBody) {
+            phase_ = Phase::Body;
+            chunkedBody_ = head.framing == BodyFraming::Chunked;
+            bodyRemaining_ = chunkedBody_ ? 0 : head.contentLength;
+            if (chunkedBody_) chunked_.reset();
+            bodyDeadlineMs_ = loop().nowMs() + server_.options().bodyTimeoutMs;
+        }
+        beginRequest(head, hasBody);
+        if (!hasBody && !isClosed()) deliverBody({}, true, 0);
+    }
+    processing_ = false;
+    return consumed;
+}
+
+void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
+    responsePending_ = true;
+    statusWritten_ = headersEnded_ = chunkedResponse_ = contentLengthResponse_ = false;
+    noBodyStatus_ = refusedWrite_ = false;
+    writeOffset_ = 0;
+    keepAlive_ = head.keepAlive;
+    http10_ = head.httpMinor == 0;
+    headRequest_ = head.method == "HEAD";
+    // The bytes after a CONNECT head belong to a tunnel loopwire does not provide.
+    closeAfterResponse_ = head.method == "CONNECT";
+    onAborted_ = nullptr;
+    onData_ = nullptr;
+    onDataV2_ = nullptr;
+    onWritable_ = nullptr;
+    if (head.expectContinue && hasBody && !http10_) write(k100Continue);
+
+    bool handled = server_.dispatch(*this, head);
+    if (isClosed() || !responsePending_) {
+        releaseCallbacksIfDone();
+        return;
+    }
+    if (!handled) {
+        if (!statusWritten_ && !headersEnded_) {
+            writeStatusLine("404 Not Found");
+            writeHeaderField("Content-Type", "text/plain");
+            endResponse("Not Found", false);
+        } else {
+            endResponse({}, true);
+        }
+        return;
+    }
+    if (!onAborted_) {
+        // Answering for the handler keeps the process alive where uWebSockets would terminate it.
+        server_.reportUnansweredRequest();
+        answerUnhandled(k500);
+    }
+}
+
+void HttpConnection::answerUnhandled(std::string_view cannedResponse) {
+    if (!statusWritten_ && !headersEnded_) {
+        write(cannedResponse);
+        responsePending_ = false;
+        startLingeringClose();
+    } else {
+        closeNow();
+    }
+}
+
+std::size_t HttpConnection::readBody(char* data, std::size_t length) {
+    std::uint32_t minRate = server_.options().minBodyBytesPerSecond;
+    std::uint64_t now = loop().nowMs();
+    std::size_t consumed;
+    std::size_t payload;
+    if (!chunkedBody_) {
+        consumed = static_cast<std::size_t>(std::min<std::uint64_t>(length, bodyRemaining_));
+        payload = consumed;
+        bodyRemaining_ -= consumed;
+        bool last = bodyRemaining_ == 0;
+        if (last) phase_ = Phase::Head;
+        deliverBody({data, consumed}, last, bodyRemaining_);
+    } else {
+        ChunkedResult result = chunked_.decode({data, length});
+        consumed = result.consumed;
+        payload = result.data.size();
+        if (result.status == ParseStatus::Error) {
+            refuse(result.error);
+            return length;
+        }
+        bool last = result.status == ParseStatus::Complete;
+        if (last) phase_ = Phase::Head;
+        if (!result.data.empty()) deliverBody(result.data, false, chunked_.remainingInChunk() + 1);
+        if (last && !isClosed()) deliverBody({}, true, 0);
+    }
+    // The minimum body rate: every byte buys 1/minRate seconds, never more than bodyTimeoutMs ahead.
+    std::uint64_t limit = now + server_.options().bodyTimeoutMs;
+    if (minRate == 0) {
+        bodyDeadlineMs_ = limit;
+    } else {
+        bodyDeadlineMs_ = std::min(limit, bodyDeadlineMs_ + payload * 1000 / minRate);
+    }
+    return consumed;
+}
+
+void HttpConnection::deliverBody(std::string_view chunk, bool isLast, std::uint64_t remaining) {
+    if (!responsePending_ || isClosed()) return;
+    if (!onData_ && !onDataV2_) return;
+    ++callbackDepth_;
+    if (onData_) onData_(chunk, isLast);
+    if (onDataV2_ && responsePending_ && !isClosed()) onDataV2_(chunk, isLast ? 0 : remaining);
+    --callbackDepth_;
+    releaseCallbacksIfDone();
+}
+
+void HttpConnection::onEnd() {
+    // The peer sent FIN. Like uWebSockets, loopwire takes it as the peer leaving: a pending response is aborted
+    // (onAborted runs), which is what long polls and streams need to stop. Responses written before the FIN was
+    // read, such as every synchronous answer, have already gone out.
+    close();
+}
+
+void HttpConnection::refuse(HttpError error) {
+    if (responsePending_ && (statusWritten_ || headersEnded_)) {
+        closeNow();
+        return;
+    }
+    write(cannedResponseFor(error));
+    bool wasPending = responsePending_;
+    responsePending_ = false;
+    if (wasPending) {
+        // The handler is still waiting for this body: tell it, as if the peer had gone.
+        ++callbackDepth_;
+        AbortedHandler aborted = std::move(onAborted_);
+        if (aborted) aborted();
+        --callbackDepth_;
+    }
+    startLingeringClose();
+}
+
+// ---- writing ----
+
+bool HttpConnection::beginCork() {
+    if (isClosed() || isCorked()) return false;
+    cork();
+    return true;
+}
+
+void HttpConnection::endCork(bool corkedHere) {
+    if (corkedHere || autoCorked_) {
+        autoCorked_ = false;
+        uncork();
+    }
+}
+
+void HttpConnection::corkForHeaders() {
+    if (isClosed() || isCorked()) return;
+    cork();
+    autoCorked_ = true;
+}
+
+void HttpConnection::ensureStatus() {
+    if (!statusWritten_) writeStatusLine("200 OK");
+}
+
+namespace {
+
+bool isTokenChar(unsigned char c) noexcept {
+    if (c >= 'a' && c <= 'z') return true;
+    if (c >= 'A' && c <= 'Z') return true;
+    if (c >= '0' && c <= '9') return true;
+    return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != 0;
+}
+
+bool isSafeFieldValue(std::string_view value) noexcept {
+    for (unsigned char c : value) {
+        if (c == '\r' || c == '\n' || c == '\0') return false;
+    }
+    return true;
+}
+
+bool isToken(std::string_view text) noexcept {
+    if (text.empty()) return false;
+    for (unsigned char c : text) {
+        if (!isTokenChar(c)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void HttpConnection::writeStatusLine(std::string_view status) {
+    if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return;
+    if (status.size() < 3 || !isSafeFieldValue(status)) {
+        refusedWrite_ = true;
+        return;
+    }
+    noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
+    write("HTTP/1.1 ");
+    write(status);
+    write("\r\n");
+    statusWritten_ = true;
+}
+
+void HttpConnection::writeHeaderField(std::string_view key, std::string_view value) {
+    if (!responsePending_ || headersEnded_ || isClosed()) return;
+    if (!isToken(key) || !isSafeFieldValue(value)) {
+        refusedWrite_ = true;
+        return;
+    }
+    ensureStatus();
+    write(key);
+    write(": ");
+    write(value);
+    write("\r\n");
+}
+
+void HttpConnection::writeHeadEnd(std::string_view framing) {
+    write("Date: ");
+    write(loop().date());
+    if (!keepAlive_) {
+        write("\r\nConnection: close\r\n");
+    } else if (http10_) {
+        write("\r\nConnection: keep-alive\r\n");
+    } else {
+        write("\r\n");
+    }
+    write(framing);
+    write("\r\n");
+    headersEnded_ = true;
+}
+
+bool HttpConnection::writeChunk(std::string_view chunk) {
+    if (!responsePending_ || isClosed()) return false;
+    if (!headersEnded_) {
+        ensureStatus();
+        if (http10_) {
+            // HTTP/1.0 has no chunked coding: the body runs until the connection closes.
+            keepAlive_ = false;
+            writeHeadEnd({});
+        } else {
+            chunkedResponse_ = true;
+            writeHeadEnd("Transfer-Encoding: chunked\r\n");
+        }
+    }
+    if (chunk.empty() || headRequest_ || noBodyStatus_) return bufferedBytes() == 0;
+    writeOffset_ += chunk.size();
+    if (!chunkedResponse_) return write(chunk);
+    char digits[20];
+    write(formatHex(chunk.size(), digits));
+    write("\r\n");
+    write(chunk);
+    return write("\r\n");
+}
+
+void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
+    if (!responsePending_ || isClosed()) return;
+    if (closeConnection && !headersEnded_) keepAlive_ = false;
+    if (!headersEnded_) {
+        ensureStatus();
+        if (noBodyStatus_ && body.empty()) {
+            writeHeadEnd({});
+        } else {
+            char digits[20];
+            write("Content-Length: ");
+            write(formatDecimal(body.size(), digits));
+            write("\r\n");
+            writeHeadEnd({});
+            if (!headRequest_ && !noBodyStatus_) write(body);
+        }
+        writeOffset_ += body.size();
+    } else if (chunkedResponse_) {
+        writeChunk(body);
+        if (!headRequest_ && !noBodyStatus_) write("0\r\n\r\n");
+    } else {
+        if (!headRequest_ && !noBodyStatus_) write(body);
+        writeOffset_ += body.size();
+    }
+    finishResponse(closeConnection);
+}
+
+void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection) {
+    if (!responsePending_ || isClosed()) return;
+    if (closeConnection && !headersEnded_) keepAlive_ = false;
+    if (!headersEnded_) {
+        ensureStatus();
+        char digits[20];
+        if (reportedLength) {
+            write("Content-Length: ");
+            write(formatDecimal(*reportedLength, digits));
+            write("\r\n");
+        } else if (!headRequest_ && !noBodyStatus_) {
+            write("Content-Length: 0\r\n");
+        }
+        writeHeadEnd({});
+    } else if (chunkedResponse_ && !headRequest_ && !noBodyStatus_) {
+        write("0\r\n\r\n");
+    }
+    finishResponse(closeConnection);
+}
+
+std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
+    if (!responsePending_ || isClosed()) return {true, true};
+    if (chunkedResponse_) {
+        // A chunked response already started: go on in chunks and finish at totalSize.
+        bool ok = writeChunk(data);
+        if (writeOffset_ >= totalSize) {
+            endResponse({}, closeConnection);
+            return {ok, true};
+        }
+        return {ok, false};
+    }
+    if (!headersEnded_) {
+        if (closeConnection) keepAlive_ = false;
+        ensureStatus();
+        contentLengthResponse_ = true;
+        char digits[20];
+        write("Content-Length: ");
+        write(formatDecimal(totalSize, digits));
+        write("\r\n");
+        writeHeadEnd({});
+    }
+    std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
+    writeOffset_ += taken;
+    bool ok = taken == data.size();
+    if (writeOffset_ >= totalSize) {
+        finishResponse(closeConnection);
+        return {ok, true};
+    }
+    if (!ok) requestWritable();
+    return {ok, false};
+}
+
+void HttpConnection::finishResponse(bool closeConnection) {
+    responsePending_ = false;
+    if (closeConnection || !keepAlive_ || closeAfterResponse_) {
+        startLingeringClose();
+        releaseCallbacksIfDone();
+        return;
+    }
+    releaseCallbacksIfDone();
+    // Inside process() the loop there goes on with the next request; inside one of our callbacks the caller
+    // continues once the callback has returned (the callback must not be replaced while it runs).
+    if (processing_ || callbackDepth_ > 0) return;
+    continueAfterResponse();
+}
+
+void HttpConnection::continueAfterResponse() {
+    if (isClosed() || responsePending_ || phase_ == Phase::Closing) return;
+    if (phase_ == Phase::Head) processPending();
+    if (!isClosed() && hasReceivedEnd() && !responsePending_) {
+        shutdownWrite();
+        return;
+    }
+    armDeadline();
+}
+
+void HttpConnection::startLingeringClose() {
+    phase_ = Phase::Closing;
+    pending_.clear();
+    if (isReadingPaused()) resumeReading();
+    shutdownWrite();
+    if (!isClosed()) setDeadline(loop().nowMs() + server_.options().lingerTimeoutMs);
+}
+
+void HttpConnection::closeNow() { close(); }
+
+void HttpConnection::pauseRequest() {
+    paused_ = true;
+    pauseReading();
+    setDeadline(0);
+}
+
+void HttpConnection::resumeRequest() {
+    paused_ = false;
+    resumeReading();
+    armDeadline();
+}
+
+std::string_view HttpConnection::remoteAddressText() noexcept { return remoteAddress().toText(addressText_); }
+
+void HttpConnection::onWritable() {
+    if (responsePending_ && onWritable_) {
+        bool corkedHere = beginCork();
+        ++callbackDepth_;
+        onWritable_(writeOffset_);
+        --callbackDepth_;
+        endCork(corkedHere);
+        releaseCallbacksIfDone();
+        continueAfterResponse();
+    }
+    if (!isClosed() && phase_ != Phase::Closing) armDeadline();
+}
+
+void HttpConnection::onDrainProgress() {
+    if (phase_ != Phase::Closing) setDeadline(loop().nowMs() + server_.options().writeTimeoutMs);
+}
+
+// ---- deadlines and closing ----
+
+void HttpConnection::armDeadline() noexcept {
+    if (isClosed() || phase_ == Phase::Closing) return;
+    const ServerOptions& options = server_.options();
+    std::uint64_t now = loop().nowMs();
+    if (bufferedBytes() > 0) {
+        setDeadline(now + options.writeTimeoutMs);
+    } else if (paused_) {
+        setDeadline(0);
+    } else if (phase_ == Phase::Body) {
+        setDeadline(bodyDeadlineMs_);
+    } else if (responsePending_) {
+        setDeadline(0);
+    } else if (headDeadlineMs_ != 0) {
+        setDeadline(headDeadlineMs_);
+    } else {
+        setDeadline(now + options.idleTimeoutMs);
+    }
+}
+
+void HttpConnection::onTimeout() {
+    if (phase_ == Phase::Closing || bufferedBytes() > 0) {
+        close();
+        return;
+    }
+    bool requestInProgress = phase_ == Phase::Body || headDeadlineMs_ != 0;
+    if (requestInProgress && !statusWritten_ && !headersEnded_) {
+        // Too slow a head or body: say so, then close.
+        write(k408);
+    }
+    close();
+}
+
+void HttpConnection::onClose() {
+    if (responsePending_) {
+        responsePending_ = false;
+        ++callbackDepth_;
+        AbortedHandler aborted = std::move(onAborted_);
+        if (aborted) aborted();
+        --callbackDepth_;
+    }
+    releaseCallbacksIfDone();
+}
+
+void HttpConnection::releaseCallbacksIfDone() noexcept {
+    if (callbackDepth_ != 0 || (responsePending_ && !isClosed())) return;
+    onAborted_ = nullptr;
+    onData_ = nullptr;
+    onDataV2_ = nullptr;
+    onWritable_ = nullptr;
+}
+
+}  // namespace loopwire

@@ -1,0 +1,124 @@
+// HttpConnection: one HTTP/1.1 connection: the request parser, the body reader, and the response in progress.
+//
+// It is the Socket the listener accepted and, at the same time, the HttpResponse handed to handlers (one
+// response at a time per connection, so the response needs no object of its own). Created by HttpServer at
+// accept; freed by the loop after it closes.
+//
+// Requests are handled one at a time in order: while a response is pending, later pipelined bytes stay in
+// `pending_` (and reading pauses once that holds a full head's worth), and processing resumes when the response
+// completes. Everything written while the connection processes one read is corked and leaves in one syscall.
+#pragma once
+
+#include "ChunkedDecoder.h"
+#include "HttpParser.h"
+#include "net/Socket.h"
+
+#include <loopwire/HttpResponse.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace loopwire {
+
+class HttpServer;
+
+class HttpConnection final : public Socket, public HttpResponse {
+public:
+    HttpConnection(HttpServer& server, int fd, const SocketAddress& remote) noexcept;
+    ~HttpConnection() override;
+
+    // Inside the connection, these names mean the socket's operations, not the response API.
+    using Socket::close;
+    using Socket::cork;
+    using Socket::write;
+
+    // The implementation of HttpResponse's methods (HttpResponse.cpp forwards here).
+    void writeStatusLine(std::string_view status);
+    void writeHeaderField(std::string_view key, std::string_view value);
+    bool writeChunk(std::string_view chunk);
+    void endResponse(std::string_view body, bool closeConnection);
+    void endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection);
+    std::pair<bool, bool> tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection);
+    void closeNow();
+    void pauseRequest();
+    void resumeRequest();
+    bool beginCork();
+    void endCork(bool corkedHere);
+    // For writeStatus/writeHeader: corks when nothing is corked, and leaves it to the completing call.
+    void corkForHeaders();
+
+    std::uint64_t writeOffset() const noexcept { return writeOffset_; }
+    bool responseComplete() const noexcept { return !responsePending_ || isClosed(); }
+    bool refusedWrite() const noexcept { return refusedWrite_; }
+    std::string_view remoteAddressText() noexcept;
+
+    AbortedHandler onAborted_;
+    DataHandler onData_;
+    DataV2Handler onDataV2_;
+    WritableHandler onWritable_;
+
+private:
+    enum class Phase : std::uint8_t {
+        Head,     // waiting for (the rest of) a request head
+        Body,     // reading a request body
+        Closing,  // the last response is out; draining until the peer closes or the linger deadline
+    };
+
+    void onData(char* data, std::size_t length) override;
+    void onWritable() override;
+    void onDrainProgress() override;
+    void onEnd() override;
+    void onTimeout() override;
+    void onClose() override;
+
+    // Parses and handles requests in [data, data+length); returns the bytes consumed.
+    std::size_t process(char* data, std::size_t length);
+    void processPending();
+    void beginRequest(RequestHead& head, bool hasBody);
+    // Returns bytes consumed from the body in [data, data+length).
+    std::size_t readBody(char* data, std::size_t length);
+    void deliverBody(std::string_view chunk, bool isLast, std::uint64_t remaining);
+    void finishResponse(bool closeConnection);
+    // After a response completed: handles pipelined requests already received, or finishes a half-closed peer.
+    void continueAfterResponse();
+    void refuse(HttpError error);
+    void answerUnhandled(std::string_view cannedResponse);
+    void startLingeringClose();
+    void writeHeadEnd(std::string_view framing);
+    void ensureStatus();
+    void armDeadline() noexcept;
+    // Frees the per-request callbacks once the response is over and none of them is running.
+    void releaseCallbacksIfDone() noexcept;
+
+    HttpServer& server_;
+    HttpParser parser_;
+    ChunkedDecoder chunked_;
+    ByteBuffer pending_;
+
+    std::uint64_t bodyRemaining_ = 0;
+    std::uint64_t writeOffset_ = 0;
+    std::uint64_t headDeadlineMs_ = 0;
+    std::uint64_t bodyDeadlineMs_ = 0;
+    std::uint32_t callbackDepth_ = 0;  // our callbacks running right now (they must not be destroyed)
+    Phase phase_ = Phase::Head;
+
+    bool processing_ = false;         // inside process(): completions must not re-enter it
+    bool chunkedBody_ = false;
+    bool responsePending_ = false;    // a request was dispatched and its response is not complete
+    bool statusWritten_ = false;
+    bool headersEnded_ = false;
+    bool chunkedResponse_ = false;
+    bool contentLengthResponse_ = false;
+    bool headRequest_ = false;        // the answer carries no body
+    bool keepAlive_ = true;
+    bool noBodyStatus_ = false;       // 1xx, 204 or 304: no Content-Length, no body
+    bool refusedWrite_ = false;
+    bool paused_ = false;
+    bool closeAfterResponse_ = false;
+    bool http10_ = false;
+    bool autoCorked_ = false;          // corked by a write outside any callback; the completing call uncorks
+    char addressText_[SocketAddress::kMaxTextLength] = {};
+};
+
+}  // namespace loopwire

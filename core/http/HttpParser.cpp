@@ -1,0 +1,623 @@
+#include "HttpParser.h"
+
+#include "../base/Check.h"
+
+#include <cstring>
+#include <limits>
+
+namespace loopwire {
+
+namespace {
+
+using limits::kMaxHeaderCount;
+using limits::kMaxHeaderSectionBytes;
+using limits::kMaxMethodBytes;
+using limits::kMaxRequestTargetBytes;
+
+// Field offsets are stored in 16 bits; the section limit is what makes that safe.
+static_assert(kMaxHeaderSectionBytes <= 0xFFFF, "HttpParser::FieldOffsets needs wider offsets");
+
+// Where in the grammar the validated prefix ends. The parser resumes at the label of the same name.
+enum Phase : std::uint8_t {
+    kLeading,        // before the request line, where empty lines may come
+    kLeadingLf,      // after the CR of an empty leading line
+    kMethod,
+    kPath,           // the request-target before any '?'
+    kQuery,          // the request-target after its first '?'
+    kVersion,        // inside "HTTP/x.y"
+    kVersionEnd,     // after the version, where CR must come
+    kRequestLineLf,  // after the CR of the request line
+    kLineStart,      // at the start of a field line or of the blank line
+    kName,
+    kValueStart,     // after the colon, in the OWS before the value
+    kValue,
+    kValueLf,        // after the CR of a field line
+    kEndLf,          // after the CR of the blank line
+};
+
+// What the special fields said so far, in HttpParser::flags_.
+enum Flag : std::uint16_t {
+    kHostSeen = 1u << 0,
+    kContentLengthSeen = 1u << 1,
+    kTransferEncodingSeen = 1u << 2,
+    kChunkedSeen = 1u << 3,
+    kChunkedLast = 1u << 4,
+    kConnectionClose = 1u << 5,
+    kConnectionKeepAlive = 1u << 6,
+    kConnectionUpgrade = 1u << 7,
+    kUpgradeField = 1u << 8,
+    kExpectContinue = 1u << 9,
+    kConnectMethod = 1u << 10,
+};
+
+enum ValueClass : std::uint8_t { kValueChar, kValueOws, kValueOther };
+enum TargetClass : std::uint8_t { kTargetChar, kTargetQuestion, kTargetOther };
+
+// tchar from RFC 9110 section 5.6.2.
+constexpr bool isTokenChar(unsigned c) noexcept {
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+    switch (c) {
+        case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.':
+        case '^': case '_': case '`': case '|': case '~':
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Generated at compile time from the predicates above; one lookup per byte on every path of the parser.
+struct CharTables {
+    unsigned char tokenLower[256];  // a tchar, lowercased; 0 for every other byte
+    std::uint8_t value[256];        // ValueClass: field-vchar and obs-text, SP and HTAB, anything else
+    std::uint8_t target[256];       // TargetClass: visible ASCII, '?', anything else (controls, SP, DEL, >= 0x80)
+};
+
+constexpr CharTables makeCharTables() noexcept {
+    CharTables t{};
+    for (unsigned c = 0; c < 256; ++c) {
+        t.tokenLower[c] = isTokenChar(c) ? static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c) : 0;
+        if (c == ' ' || c == '\t') {
+            t.value[c] = kValueOws;
+        } else if ((c > 0x20 && c < 0x7F) || c >= 0x80) {
+            t.value[c] = kValueChar;
+        } else {
+            t.value[c] = kValueOther;
+        }
+        if (c == '?') {
+            t.target[c] = kTargetQuestion;
+        } else if (c > 0x20 && c < 0x7F) {
+            t.target[c] = kTargetChar;
+        } else {
+            t.target[c] = kTargetOther;
+        }
+    }
+    return t;
+}
+
+constexpr CharTables kChars = makeCharTables();
+
+inline unsigned char uc(char c) noexcept { return static_cast<unsigned char>(c); }
+
+// Eight bytes at a time for the long parts of a head (target and values). Each test below answers "is there
+// such a byte in the word" exactly; which byte it is does not matter, because a word that has one is then
+// walked byte by byte.
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+inline std::uint64_t load8(const char* p) noexcept {
+    std::uint64_t x;
+    std::memcpy(&x, p, sizeof x);
+    return x;
+}
+
+constexpr std::uint64_t anyByteBelow(std::uint64_t x, std::uint64_t n) noexcept {
+    return (x - kOnes * n) & ~x & kHighBits;
+}
+
+constexpr std::uint64_t anyByteEqual(std::uint64_t x, std::uint64_t b) noexcept {
+    return anyByteBelow(x ^ (kOnes * b), 1);
+}
+
+// Eight target bytes that are all visible ASCII; '?' counts only in the path.
+inline bool isPlainTargetWord(std::uint64_t x, bool inPath) noexcept {
+    std::uint64_t stop = anyByteBelow(x, 0x21) | anyByteEqual(x, 0x7F) | (x & kHighBits);
+    if (inPath) stop |= anyByteEqual(x, '?');
+    return stop == 0;
+}
+
+// Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
+inline bool isPlainValueWord(std::uint64_t x) noexcept {
+    return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0;
+}
+
+inline bool equalsLowerCase(std::string_view text, std::string_view lower) noexcept {
+    if (text.size() != lower.size()) return false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        unsigned c = uc(text[i]);
+        if (c >= 'A' && c <= 'Z') c += 32;
+        if (c != uc(lower[i])) return false;
+    }
+    return true;
+}
+
+inline bool isOws(char c) noexcept { return c == ' ' || c == '\t'; }
+
+inline std::string_view trimOws(std::string_view s) noexcept {
+    while (!s.empty() && isOws(s.front())) s.remove_prefix(1);
+    while (!s.empty() && isOws(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+// Calls f(element) for each non-empty element of a comma-separated list, without its OWS. Empty elements are
+// skipped, as RFC 9110 section 5.6.1 asks of recipients.
+template <typename F>
+inline HttpError forEachListElement(std::string_view list, F f) noexcept {
+    while (!list.empty()) {
+        const std::size_t comma = list.find(',');
+        const std::string_view element = trimOws(list.substr(0, comma));
+        if (!element.empty()) {
+            const HttpError error = f(element);
+            if (error != HttpError::None) return error;
+        }
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return HttpError::None;
+}
+
+// The largest body length accepted, so that lengths stay representable as signed 64-bit offsets downstream.
+constexpr std::uint64_t kLargestLength = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+
+}  // namespace
+
+std::string_view RequestHead::header(std::string_view lowerCaseName) const noexcept {
+    for (std::uint16_t i = 0; i < headerCount; ++i) {
+        if (headers[i].name == lowerCaseName) return headers[i].value;
+    }
+    return {};
+}
+
+void HttpParser::reset() noexcept {
+    phase_ = kLeading;
+    httpMinor_ = 1;
+    flags_ = 0;
+    headerCount_ = 0;
+    position_ = 0;
+    queryMark_ = 0;
+    contentLength_ = 0;
+}
+
+// The parser is one function with a label per phase: a whole head runs straight through the tight loops of each
+// part, and a call that resumes jumps to the label of the phase where the previous call ran out of bytes. Every
+// check is made when the byte that decides it is read, in byte order, so a message gives the same verdict
+// however it is split.
+ParseResult HttpParser::parse(char* data, std::size_t length, RequestHead& head) noexcept {
+    LW_CHECK(length >= position_);
+    // The head may not be longer than the limit, so nothing past it is ever read; if the limit is reached
+    // without a complete head and more bytes exist, the head is too large.
+    char* const end = data + (length < kMaxHeaderSectionBytes ? length : kMaxHeaderSectionBytes);
+    char* p = data + position_;
+    const auto offset = [data](const char* at) noexcept { return static_cast<std::uint32_t>(at - data); };
+    HttpError error = HttpError::None;
+    std::uint8_t phase = phase_;
+    char* last = nullptr;
+
+    switch (phase) {
+        case kLeading: goto leading;
+        case kLeadingLf: goto leadingLf;
+        case kMethod: goto method;
+        case kPath: goto path;
+        case kQuery: goto query;
+        case kVersion: goto version;
+        case kVersionEnd: goto versionEnd;
+        case kRequestLineLf: goto requestLineLf;
+        case kLineStart: goto lineStart;
+        case kName: goto name;
+        case kValueStart: goto valueStart;
+        case kValue: goto value;
+        case kValueLf: goto valueLf;
+        case kEndLf: goto endLf;
+        default: LW_CHECK(false && "corrupt parser phase"); goto leading;
+    }
+
+leading:
+    // RFC 9112 section 2.2: a server should ignore at least one empty line before the request line. They count
+    // against the section limit, which bounds them.
+    if (p == end) {
+        phase = kLeading;
+        goto suspend;
+    }
+    if (*p == '\r') {
+        ++p;
+        goto leadingLf;
+    }
+    if (*p == '\n') {
+        error = HttpError::BareLineEnding;
+        goto fail;
+    }
+    methodStart_ = offset(p);
+    goto method;
+
+leadingLf:
+    if (p == end) {
+        phase = kLeadingLf;
+        goto suspend;
+    }
+    if (*p != '\n') {
+        error = HttpError::BareLineEnding;
+        goto fail;
+    }
+    ++p;
+    goto leading;
+
+method:
+    while (p != end && kChars.tokenLower[uc(*p)] != 0) ++p;
+    if (offset(p) - methodStart_ > kMaxMethodBytes) {
+        error = HttpError::BadMethod;
+        goto fail;
+    }
+    if (p == end) {
+        phase = kMethod;
+        goto suspend;
+    }
+    if (*p != ' ' || offset(p) == methodStart_) {
+        error = (*p == '\r' || *p == '\n') ? HttpError::BadRequestLine : HttpError::BadMethod;
+        goto fail;
+    }
+    if (offset(p) - methodStart_ == 7 && std::memcmp(data + methodStart_, "CONNECT", 7) == 0) {
+        flags_ |= kConnectMethod;
+    }
+    ++p;
+    targetStart_ = offset(p);
+    queryMark_ = 0;
+
+path:
+    for (;;) {
+        if (end - p >= 8 && isPlainTargetWord(load8(p), true)) {
+            p += 8;
+            continue;
+        }
+        if (p == end || kChars.target[uc(*p)] != kTargetChar) break;
+        ++p;
+    }
+    if (p != end && *p == '?') {
+        queryMark_ = offset(p);
+        ++p;
+        goto query;
+    }
+    phase = kPath;
+    goto targetEnd;
+
+query:
+    for (;;) {
+        if (end - p >= 8 && isPlainTargetWord(load8(p), false)) {
+            p += 8;
+            continue;
+        }
+        if (p == end || kChars.target[uc(*p)] == kTargetOther) break;
+        ++p;
+    }
+    phase = kQuery;
+
+targetEnd:
+    if (offset(p) - targetStart_ > kMaxRequestTargetBytes) {
+        error = HttpError::TargetTooLong;
+        goto fail;
+    }
+    if (p == end) goto suspend;
+    if (*p != ' ' || offset(p) == targetStart_) {
+        // A CR or LF here is a request line without a version (an HTTP/0.9 simple request, which we do not
+        // serve): the line is malformed rather than the target.
+        error = (*p == '\r' || *p == '\n') ? HttpError::BadRequestLine : HttpError::BadTarget;
+        goto fail;
+    }
+    targetEnd_ = offset(p);
+    ++p;
+    elementStart_ = offset(p);
+
+version:
+    if (offset(p) == elementStart_ && end - p >= 10) {
+        if (std::memcmp(p, "HTTP/1.1\r\n", 10) == 0) {
+            httpMinor_ = 1;
+            p += 10;
+            goto lineStart;
+        }
+        if (std::memcmp(p, "HTTP/1.0\r\n", 10) == 0) {
+            httpMinor_ = 0;
+            p += 10;
+            goto lineStart;
+        }
+    }
+    while (p != end) {
+        const std::uint32_t index = offset(p) - elementStart_;
+        const char c = *p;
+        const bool expected = index < 5 ? c == "HTTP/"[index] : index == 6 ? c == '.' : (c >= '0' && c <= '9');
+        if (!expected) {
+            error = HttpError::BadRequestLine;
+            goto fail;
+        }
+        ++p;
+        if (index == 7) {
+            // A well-formed version that is not 1.0 or 1.1 is refused as soon as its last digit arrives.
+            if (data[elementStart_ + 5] != '1' || c > '1') {
+                error = HttpError::UnsupportedVersion;
+                goto fail;
+            }
+            httpMinor_ = static_cast<std::uint8_t>(c - '0');
+            goto versionEnd;
+        }
+    }
+    phase = kVersion;
+    goto suspend;
+
+versionEnd:
+    if (p == end) {
+        phase = kVersionEnd;
+        goto suspend;
+    }
+    if (*p != '\r') {
+        error = *p == '\n' ? HttpError::BareLineEnding : HttpError::BadRequestLine;
+        goto fail;
+    }
+    ++p;
+
+requestLineLf:
+    if (p == end) {
+        phase = kRequestLineLf;
+        goto suspend;
+    }
+    if (*p != '\n') {
+        error = HttpError::BareLineEnding;
+        goto fail;
+    }
+    ++p;
+
+lineStart:
+    if (p == end) {
+        phase = kLineStart;
+        goto suspend;
+    }
+    if (kChars.tokenLower[uc(*p)] != 0) {
+        if (headerCount_ == kMaxHeaderCount) {
+            error = HttpError::TooManyHeaders;
+            goto fail;
+        }
+        elementStart_ = offset(p);
+        goto name;
+    }
+    if (*p == '\r') {
+        ++p;
+        goto endLf;
+    }
+    // A line that starts with whitespace is obs-fold (or, right after the request line, the whitespace that
+    // RFC 9112 section 2.2 lets a server reject); both are refused.
+    error = isOws(*p) ? HttpError::ObsoleteLineFolding
+                      : (*p == '\n' ? HttpError::BareLineEnding : HttpError::BadHeaderName);
+    goto fail;
+
+name:
+    // Names are lowercased as they are validated, so lookups compare bytes and never fold case again.
+    for (;;) {
+        if (p == end) {
+            phase = kName;
+            goto suspend;
+        }
+        const unsigned char lower = kChars.tokenLower[uc(*p)];
+        if (lower == 0) break;
+        *p = static_cast<char>(lower);
+        ++p;
+    }
+    if (*p != ':') {
+        error = HttpError::BadHeaderName;
+        goto fail;
+    }
+    nameEnd_ = offset(p);
+    ++p;
+
+valueStart:
+    while (p != end && isOws(*p)) ++p;
+    if (p == end) {
+        phase = kValueStart;
+        goto suspend;
+    }
+    valueStart_ = offset(p);
+    valueEnd_ = valueStart_;
+
+value:
+    // last follows the end of the value without its trailing OWS, so nothing is walked twice.
+    last = data + valueEnd_;
+    for (;;) {
+        if (end - p >= 8 && isPlainValueWord(load8(p)) && p[7] != ' ') {
+            p += 8;
+            last = p;
+            continue;
+        }
+        if (p == end) break;
+        const std::uint8_t kind = kChars.value[uc(*p)];
+        if (kind == kValueOther) break;
+        ++p;
+        if (kind == kValueChar) last = p;
+    }
+    valueEnd_ = offset(last);
+    if (p == end) {
+        phase = kValue;
+        goto suspend;
+    }
+    if (*p != '\r') {
+        error = *p == '\n' ? HttpError::BareLineEnding : HttpError::BadHeaderValue;
+        goto fail;
+    }
+    ++p;
+
+valueLf:
+    if (p == end) {
+        phase = kValueLf;
+        goto suspend;
+    }
+    if (*p != '\n') {
+        error = HttpError::BareLineEnding;
+        goto fail;
+    }
+    ++p;
+    fields_[headerCount_] = FieldOffsets{static_cast<std::uint16_t>(elementStart_),
+                                         static_cast<std::uint16_t>(nameEnd_ - elementStart_),
+                                         static_cast<std::uint16_t>(valueStart_),
+                                         static_cast<std::uint16_t>(valueEnd_ - valueStart_)};
+    ++headerCount_;
+    error = onFieldLine(data);
+    if (error != HttpError::None) goto fail;
+    goto lineStart;
+
+endLf:
+    if (p == end) {
+        phase = kEndLf;
+        goto suspend;
+    }
+    if (*p != '\n') {
+        error = HttpError::BareLineEnding;
+        goto fail;
+    }
+    ++p;
+    return complete(data, offset(p), head);
+
+suspend:
+    if (length > kMaxHeaderSectionBytes) {
+        error = HttpError::HeaderSectionTooLarge;
+        goto fail;
+    }
+    phase_ = phase;
+    position_ = offset(p);
+    return {ParseStatus::NeedMore, HttpError::None, 0};
+
+fail:
+    reset();
+    return {ParseStatus::Error, error, 0};
+}
+
+// Applies the field line just recorded. Framing fields are judged here, when their line ends, so that a head
+// that already proves bad framing is refused before it is complete.
+HttpError HttpParser::onFieldLine(const char* data) noexcept {
+    const FieldOffsets& field = fields_[headerCount_ - 1];
+    const std::string_view name(data + field.nameStart, field.nameLength);
+    const std::string_view value(data + field.valueStart, field.valueLength);
+
+    switch (name.size()) {
+        case 4:
+            if (name == "host") {
+                if (flags_ & kHostSeen) return HttpError::RepeatedHost;
+                flags_ |= kHostSeen;
+            }
+            break;
+        case 6:
+            if (name == "expect" && equalsLowerCase(value, "100-continue")) flags_ |= kExpectContinue;
+            break;
+        case 7:
+            if (name == "upgrade" && !value.empty()) flags_ |= kUpgradeField;
+            break;
+        case 10:
+            if (name == "connection") {
+                forEachListElement(value, [this](std::string_view option) noexcept {
+                    if (equalsLowerCase(option, "close")) {
+                        flags_ |= kConnectionClose;
+                    } else if (equalsLowerCase(option, "keep-alive")) {
+                        flags_ |= kConnectionKeepAlive;
+                    } else if (equalsLowerCase(option, "upgrade")) {
+                        flags_ |= kConnectionUpgrade;
+                    }
+                    return HttpError::None;
+                });
+            }
+            break;
+        case 14:
+            if (name == "content-length") {
+                // 1*DIGIT only: no sign, no list. A repeated field is accepted only with the same value
+                // (RFC 9110 section 8.6), since then every reader agrees on the length.
+                if (value.empty()) return HttpError::BadContentLength;
+                std::uint64_t length = 0;
+                for (const char c : value) {
+                    if (c < '0' || c > '9') return HttpError::BadContentLength;
+                    const unsigned digit = static_cast<unsigned>(c - '0');
+                    if (length > (kLargestLength - digit) / 10) return HttpError::BadContentLength;
+                    length = length * 10 + digit;
+                }
+                if ((flags_ & kContentLengthSeen) && length != contentLength_) return HttpError::BadContentLength;
+                if (flags_ & kTransferEncodingSeen) return HttpError::ContentLengthWithChunked;
+                flags_ |= kContentLengthSeen;
+                contentLength_ = length;
+            }
+            break;
+        case 17:
+            if (name == "transfer-encoding") {
+                // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing. We refuse
+                // it rather than guess where its body ends.
+                if (httpMinor_ == 0) return HttpError::BadTransferEncoding;
+                if (flags_ & kContentLengthSeen) return HttpError::ContentLengthWithChunked;
+                flags_ |= kTransferEncodingSeen;
+                return forEachListElement(value, [this](std::string_view coding) noexcept {
+                    const std::string_view codingName = trimOws(coding.substr(0, coding.find(';')));
+                    if (codingName.empty()) return HttpError::BadTransferEncoding;
+                    for (const char c : codingName) {
+                        if (kChars.tokenLower[uc(c)] == 0) return HttpError::BadTransferEncoding;
+                    }
+                    // Once chunked has been applied nothing may follow it, not even a second chunked: such a
+                    // message can never end with exactly one final chunked, so it is refused at once.
+                    if (flags_ & kChunkedSeen) return HttpError::BadTransferEncoding;
+                    if (equalsLowerCase(codingName, "chunked")) {
+                        flags_ |= kChunkedSeen | kChunkedLast;
+                    }
+                    return HttpError::None;
+                });
+            }
+            break;
+        default:
+            break;
+    }
+    return HttpError::None;
+}
+
+ParseResult HttpParser::complete(char* data, std::size_t consumed, RequestHead& head) noexcept {
+    const std::uint16_t flags = flags_;
+    HttpError error = HttpError::None;
+    BodyFraming framing = BodyFraming::None;
+    if (flags & kTransferEncodingSeen) {
+        // RFC 9112 section 6.3: a request whose final transfer coding is not chunked has no knowable length.
+        if (!(flags & kChunkedLast)) error = HttpError::BadTransferEncoding;
+        framing = BodyFraming::Chunked;
+    } else if ((flags & kContentLengthSeen) && contentLength_ != 0) {
+        framing = BodyFraming::ContentLength;
+    }
+    if (error == HttpError::None && httpMinor_ == 1 && !(flags & kHostSeen)) error = HttpError::MissingHost;
+    if (error != HttpError::None) {
+        reset();
+        return {ParseStatus::Error, error, 0};
+    }
+
+    head.method = std::string_view(data + methodStart_, targetStart_ - 1 - methodStart_);
+    head.target = std::string_view(data + targetStart_, targetEnd_ - targetStart_);
+    if (queryMark_ != 0) {
+        head.path = std::string_view(data + targetStart_, queryMark_ - targetStart_);
+        head.query = std::string_view(data + queryMark_ + 1, targetEnd_ - queryMark_ - 1);
+    } else {
+        head.path = head.target;
+        head.query = std::string_view();
+    }
+    const bool http11 = httpMinor_ == 1;
+    head.httpMinor = httpMinor_;
+    head.framing = framing;
+    head.contentLength = framing == BodyFraming::ContentLength ? contentLength_ : 0;
+    head.keepAlive = !(flags & kConnectionClose) && (http11 || (flags & kConnectionKeepAlive));
+    // RFC 9110 sections 10.1.1 and 7.8: HTTP/1.0 requests cannot expect 100-continue nor upgrade.
+    head.expectContinue = http11 && (flags & kExpectContinue);
+    head.upgrade = (flags & kConnectMethod) ||
+                   (http11 && (flags & kUpgradeField) && (flags & kConnectionUpgrade));
+    head.headerCount = headerCount_;
+    for (std::uint16_t i = 0; i < headerCount_; ++i) {
+        const FieldOffsets& field = fields_[i];
+        head.headers[i].name = std::string_view(data + field.nameStart, field.nameLength);
+        head.headers[i].value = std::string_view(data + field.valueStart, field.valueLength);
+    }
+    reset();
+    return {ParseStatus::Complete, HttpError::None, consumed};
+}
+
+}  // namespace loopwire

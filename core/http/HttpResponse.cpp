@@ -1,0 +1,120 @@
+// HttpResponse is the public face of HttpConnection: every method forwards to the connection it is part of.
+#include <loopwire/HttpResponse.h>
+
+#include "HttpConnection.h"
+
+#include <string_view>
+
+namespace loopwire {
+
+namespace {
+
+HttpConnection& connectionOf(HttpResponse* response) noexcept { return *static_cast<HttpConnection*>(response); }
+const HttpConnection& connectionOf(const HttpResponse* response) noexcept {
+    return *static_cast<const HttpConnection*>(response);
+}
+
+}  // namespace
+
+HttpResponse* HttpResponse::writeStatus(std::string_view status) {
+    HttpConnection& connection = connectionOf(this);
+    connection.corkForHeaders();
+    connection.writeStatusLine(status);
+    return this;
+}
+
+HttpResponse* HttpResponse::writeHeader(std::string_view key, std::string_view value) {
+    HttpConnection& connection = connectionOf(this);
+    connection.corkForHeaders();
+    connection.writeHeaderField(key, value);
+    return this;
+}
+
+HttpResponse* HttpResponse::writeHeader(std::string_view key, std::uint64_t value) {
+    char digits[20];
+    char* end = digits + sizeof digits;
+    char* at = end;
+    do {
+        *--at = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    return writeHeader(key, std::string_view(at, static_cast<std::size_t>(end - at)));
+}
+
+bool HttpResponse::write(std::string_view chunk) {
+    HttpConnection& connection = connectionOf(this);
+    bool corkedHere = connection.beginCork();
+    bool ok = connection.writeChunk(chunk);
+    connection.endCork(corkedHere);
+    return ok && connection.bufferedBytes() == 0;
+}
+
+void HttpResponse::end(std::string_view body, bool closeConnection) {
+    HttpConnection& connection = connectionOf(this);
+    bool corkedHere = connection.beginCork();
+    connection.endResponse(body, closeConnection);
+    connection.endCork(corkedHere);
+}
+
+void HttpResponse::endWithoutBody(std::optional<std::uint64_t> reportedContentLength, bool closeConnection) {
+    HttpConnection& connection = connectionOf(this);
+    bool corkedHere = connection.beginCork();
+    connection.endWithoutBody(reportedContentLength, closeConnection);
+    connection.endCork(corkedHere);
+}
+
+std::pair<bool, bool> HttpResponse::tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
+    HttpConnection& connection = connectionOf(this);
+    bool corkedHere = connection.beginCork();
+    auto result = connection.tryEnd(data, totalSize, closeConnection);
+    connection.endCork(corkedHere);
+    return result;
+}
+
+std::uint64_t HttpResponse::getWriteOffset() const noexcept { return connectionOf(this).writeOffset(); }
+
+HttpResponse* HttpResponse::onWritable(WritableHandler handler) {
+    connectionOf(this).onWritable_ = std::move(handler);
+    return this;
+}
+
+HttpResponse* HttpResponse::onAborted(AbortedHandler handler) {
+    connectionOf(this).onAborted_ = std::move(handler);
+    return this;
+}
+
+HttpResponse* HttpResponse::onData(DataHandler handler) {
+    connectionOf(this).onData_ = std::move(handler);
+    return this;
+}
+
+HttpResponse* HttpResponse::onDataV2(DataV2Handler handler) {
+    connectionOf(this).onDataV2_ = std::move(handler);
+    return this;
+}
+
+void HttpResponse::close() { connectionOf(this).closeNow(); }
+
+void HttpResponse::pause() { connectionOf(this).pauseRequest(); }
+
+void HttpResponse::resume() { connectionOf(this).resumeRequest(); }
+
+std::string_view HttpResponse::getRemoteAddress() const noexcept {
+    return connectionOf(this).remoteAddress().bytes();
+}
+
+std::string_view HttpResponse::getRemoteAddressAsText() const noexcept {
+    return const_cast<HttpConnection&>(connectionOf(this)).remoteAddressText();
+}
+
+std::uint16_t HttpResponse::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }
+
+bool HttpResponse::hasResponded() const noexcept { return connectionOf(this).responseComplete(); }
+
+bool HttpResponse::refusedWrite() const noexcept { return connectionOf(this).refusedWrite(); }
+
+bool HttpResponse::beginCork() { return connectionOf(this).beginCork(); }
+
+void HttpResponse::endCork(bool corkedHere) { connectionOf(this).endCork(corkedHere); }
+
+}  // namespace loopwire

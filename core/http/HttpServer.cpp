@@ -1,0 +1,83 @@
+#include "HttpServer.h"
+
+#include "HttpConnection.h"
+#include "HttpParser.h"
+
+#include <cstdio>
+
+namespace loopwire {
+
+HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
+    : loop_(loop), options_(options), connections_(loop), queryScratch_(new char[kQueryScratchBytes]) {}
+
+HttpServer::~HttpServer() { close(); }
+
+bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
+    auto id = static_cast<Router::HandlerId>(handlers_.size());
+    if (!router_.add(method, pattern, id)) return false;
+    handlers_.push_back(std::move(handler));
+    if (method == "HEAD") hasHeadRoutes_ = true;
+    return true;
+}
+
+bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) {
+    return router_.remove(method, pattern);
+}
+
+ListenSocket* HttpServer::listen(const ListenOptions& options, int& error) {
+    auto socket = ListenSocket::listenTcp(
+        loop_, options, [this](int fd, const SocketAddress& remote) { accept(fd, remote); }, error);
+    if (!socket) return nullptr;
+    listeners_.push_back(std::move(socket));
+    return listeners_.back().get();
+}
+
+ListenSocket* HttpServer::listenUnix(std::string_view path, int& error) {
+    auto socket = ListenSocket::listenUnix(
+        loop_, path, [this](int fd, const SocketAddress& remote) { accept(fd, remote); }, error);
+    if (!socket) return nullptr;
+    listeners_.push_back(std::move(socket));
+    return listeners_.back().get();
+}
+
+void HttpServer::accept(int fd, const SocketAddress& remote) {
+    // Owned by the loop from here on: it frees the connection after it closes.
+    new HttpConnection(*this, fd, remote);
+}
+
+void HttpServer::closeListenSockets() noexcept {
+    for (auto& socket : listeners_) socket->close();
+}
+
+void HttpServer::close() noexcept {
+    closeListenSockets();
+    connections_.closeAll();
+}
+
+bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
+    HttpRequest request(head, queryScratch_.get(), kQueryScratchBytes);
+    auto tryHandler = [&](const RouteMatch& match) {
+        request.setMatch(&match);
+        request.setYield(false);
+        handlers_[match.handlerId()](&response, &request);
+        // A handler that answered, or closed the connection, has taken the request even if it set yield.
+        return !request.getYield() || response.hasResponded();
+    };
+    std::string_view method = head.method;
+    // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
+    // so that a catch-all `any` route does not take HEAD requests away from GET routes.
+    if (method == "HEAD" && !hasHeadRoutes_) method = "GET";
+    bool handled = router_.dispatch(method, head.path, tryHandler);
+    if (!handled && head.method == "HEAD" && hasHeadRoutes_) handled = router_.dispatch("GET", head.path, tryHandler);
+    return handled;
+}
+
+void HttpServer::reportUnansweredRequest() noexcept {
+    if (unansweredRequests_++ == 0) {
+        std::fprintf(stderr,
+                     "loopwire: warning: a handler returned without responding and without onAborted; the request "
+                     "was answered with 500 (this warning is printed once)\n");
+    }
+}
+
+}  // namespace loopwire

@@ -1,0 +1,68 @@
+// HttpServer: the routes, handlers, listening sockets and connections of one App on one loop.
+//
+// App owns it; HttpConnection calls dispatch() for each request head. Routes are added at set-up time (that
+// allocates); dispatch() does not allocate. Loop thread only.
+#pragma once
+
+#include "Router.h"
+#include "net/ListenSocket.h"
+#include "net/Socket.h"
+
+#include <loopwire/App.h>
+
+#include <deque>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace loopwire {
+
+class HttpConnection;
+struct RequestHead;
+
+class HttpServer {
+public:
+    // Bytes of scratch space a request has for decoded query values.
+    static constexpr std::size_t kQueryScratchBytes = 2 * limits::kMaxRequestTargetBytes;
+
+    HttpServer(Loop& loop, const ServerOptions& options);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    Loop& loop() const noexcept { return loop_; }
+    const ServerOptions& options() const noexcept { return options_; }
+    SocketGroup& connections() noexcept { return connections_; }
+
+    bool addRoute(std::string_view method, std::string_view pattern, App::Handler handler);
+    bool removeRoute(std::string_view method, std::string_view pattern);
+
+    // Returns the new listening socket, or null (errno value in error).
+    ListenSocket* listen(const ListenOptions& options, int& error);
+    ListenSocket* listenUnix(std::string_view path, int& error);
+    void closeListenSockets() noexcept;
+    void close() noexcept;
+
+    // Runs the handlers that match, in router order, until one does not yield. Returns whether one took it.
+    bool dispatch(HttpResponse& response, RequestHead& head);
+
+    // Counts handlers that returned without responding and without onAborted; warns on the first.
+    void reportUnansweredRequest() noexcept;
+    std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
+
+private:
+    void accept(int fd, const SocketAddress& remote);
+
+    Loop& loop_;
+    ServerOptions options_;
+    SocketGroup connections_;
+    Router router_;
+    // A deque, so that the address of a handler stays put while routes are added.
+    std::deque<App::Handler> handlers_;
+    std::vector<std::unique_ptr<ListenSocket>> listeners_;
+    std::unique_ptr<char[]> queryScratch_;
+    std::size_t unansweredRequests_ = 0;
+    bool hasHeadRoutes_ = false;
+};
+
+}  // namespace loopwire

@@ -1,0 +1,114 @@
+// loopwire::App: an HTTP/1.1 server on one event loop, with the API of uWebSockets v20's App.
+//
+//     loopwire::App app;
+//     app.get("/*", [](auto* res, auto* req) { res->end("Hello world!"); })
+//        .listen(3000, [](auto* listenSocket) { if (listenSocket) std::puts("listening"); })
+//        .run();
+//
+// Threading: an App and everything it hands out belong to the thread that runs it; one App (one loop) per
+// thread. defer() is the only member another thread may call.
+// Routes: see Router (core/http/Router.h) for the matching order; a request no route takes gets 404. A HEAD
+// request with no HEAD route is given to the GET route, and its body is not sent.
+// Lifetime: run() returns once close() has been called and every connection is closed (or when nothing was
+// ever listened on). The destructor closes what is still open.
+#pragma once
+
+#include <loopwire/HttpRequest.h>
+#include <loopwire/HttpResponse.h>
+#include <loopwire/InlineFunction.h>
+#include <loopwire/LoopBackend.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace loopwire {
+
+class Loop;
+class HttpServer;
+class ListenSocket;
+
+// Inline capacity of a route handler.
+inline constexpr std::size_t kHandlerCapacity = 64;
+
+// Bit for App::listen's options: do not share the port with other sockets (no SO_REUSEPORT).
+inline constexpr int kListenExclusivePort = 1;
+
+struct ServerOptions {
+    LoopBackend backend = LoopBackend::Epoll;
+    // How often connection deadlines are checked: every timeout below fires up to this much late.
+    std::uint32_t sweepIntervalMs = 4000;
+    // A keep-alive connection with no request in progress is closed after this long.
+    std::uint32_t idleTimeoutMs = 10000;
+    // The whole request head must arrive within this long of its first byte (slowloris), else 408.
+    std::uint32_t headerTimeoutMs = 10000;
+    // A request body must keep arriving at minBodyBytesPerSecond on average, with this much slack, else 408.
+    std::uint32_t bodyTimeoutMs = 10000;
+    std::uint32_t minBodyBytesPerSecond = 1024;
+    // A response whose bytes the peer does not read for this long is aborted.
+    std::uint32_t writeTimeoutMs = 10000;
+    // After a response that closes the connection, unread request bytes are drained for at most this long
+    // before the socket is closed, so the peer sees the response and not a reset.
+    std::uint32_t lingerTimeoutMs = 2000;
+};
+
+class App {
+public:
+    using Handler = InlineFunction<void(HttpResponse*, HttpRequest*), kHandlerCapacity>;
+    // Receives the listening socket, or null when listening failed.
+    using ListenHandler = InlineFunction<void(ListenSocket*), 32>;
+    using Task = InlineFunction<void(), 48>;
+
+    explicit App(const ServerOptions& options = {});
+    // An App on an existing libuv loop that its owner runs (Node's); options.backend is ignored and run() must
+    // not be called.
+    App(void* uvLoop, const ServerOptions& options);
+    ~App();
+    App(App&&) noexcept;
+    App& operator=(App&&) noexcept;
+
+    App& get(std::string_view pattern, Handler handler);
+    App& post(std::string_view pattern, Handler handler);
+    App& put(std::string_view pattern, Handler handler);
+    App& del(std::string_view pattern, Handler handler);
+    App& patch(std::string_view pattern, Handler handler);
+    App& options(std::string_view pattern, Handler handler);
+    App& head(std::string_view pattern, Handler handler);
+    App& connect(std::string_view pattern, Handler handler);
+    App& trace(std::string_view pattern, Handler handler);
+    App& any(std::string_view pattern, Handler handler);
+    // Any method token, upper case ("PROPFIND"), or "*" for every method.
+    App& route(std::string_view method, std::string_view pattern, Handler handler);
+    // Removes a route added with this method ("GET", or "*" for any) and pattern. Returns whether it existed.
+    bool removeRoute(std::string_view method, std::string_view pattern);
+
+    App& listen(int port, ListenHandler handler);
+    App& listen(std::string_view host, int port, ListenHandler handler);
+    App& listen(int port, int options, ListenHandler handler);
+    App& listen(std::string_view host, int port, int options, ListenHandler handler);
+    App& listenUnix(std::string_view path, ListenHandler handler);
+
+    // Runs the loop (standalone Apps only).
+    void run();
+    // Stops listening and closes every connection (pending responses are aborted).
+    void close();
+    // Runs task on this App's loop thread. Thread-safe.
+    void defer(Task task);
+
+    // Connections open right now.
+    std::size_t connectionCount() const noexcept;
+
+    Loop& loop() noexcept { return *loop_; }
+    HttpServer& server() noexcept { return *server_; }
+
+    // The port a listening socket is bound to (0 for Unix sockets).
+    static int localPort(const ListenSocket* listenSocket) noexcept;
+    // Stops one listening socket.
+    static void closeListenSocket(ListenSocket* listenSocket) noexcept;
+
+private:
+    std::unique_ptr<Loop> loop_;
+    std::unique_ptr<HttpServer> server_;
+};
+
+}  // namespace loopwire

@@ -1,0 +1,112 @@
+// HttpResponse: the response to one HTTP request, with the API of uWebSockets v20's HttpResponse.
+//
+// Who calls it: a route handler receives it; it stays valid until the response is complete (end(),
+// endWithoutBody(), a tryEnd() that returned done, or close()) or aborted (the peer went away: the onAborted
+// callback runs). Using it after that is a programmer error. A handler that returns without completing the
+// response must register onAborted(), or the request is answered with 500 and a warning is printed; after the
+// abort callback has run the pointer must not be used again.
+//
+// Writing: writeStatus() (optional, "200 OK" is the default) comes first, then writeHeader()s, then the body by
+// end(), write() (chunked), or tryEnd() (Content-Length known up front, for streaming with backpressure).
+// Every method corks the connection if it is not corked, so a response made of several calls leaves in one
+// syscall: inside a handler, onData, onWritable or cork() the whole callback is one batch; outside them the batch
+// ends with the call that completes or streams the body. The Date header is added to every response.
+//
+// Response splitting is impossible through this API: writeStatus() and writeHeader() refuse CR, LF and NUL (and a
+// header name that is not a token); a refused call writes nothing and sets refusedWrite().
+//
+// Callbacks (onAborted, onData, onDataV2, onWritable) are stored inline in the connection (no allocation); each
+// setter replaces the previous callback. Threading: loop thread only.
+#pragma once
+
+#include <loopwire/InlineFunction.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace loopwire {
+
+// Inline capacity of each per-request callback.
+inline constexpr std::size_t kCallbackCapacity = 32;
+
+class HttpResponse {
+public:
+    using AbortedHandler = InlineFunction<void(), kCallbackCapacity>;
+    // chunk: body bytes, valid during the call only; isLast: true for the final (possibly empty) call.
+    using DataHandler = InlineFunction<void(std::string_view chunk, bool isLast), kCallbackCapacity>;
+    // maxRemainingBodyLength: 0 on the final call; for a chunked body, an upper bound (the bytes left in the
+    // current chunk plus one), never 0 before the end.
+    using DataV2Handler = InlineFunction<void(std::string_view chunk, std::uint64_t maxRemainingBodyLength),
+                                         kCallbackCapacity>;
+    // offset: getWriteOffset() now. Return true when done or when the handler wrote what it could; false to
+    // be called again at the next writable event.
+    using WritableHandler = InlineFunction<bool(std::uint64_t offset), kCallbackCapacity>;
+
+    // "200 OK", "404 Not Found", ... At most once, before any header; later calls are ignored.
+    HttpResponse* writeStatus(std::string_view status);
+    HttpResponse* writeHeader(std::string_view key, std::string_view value);
+    HttpResponse* writeHeader(std::string_view key, std::uint64_t value);
+
+    // Sends a chunk of a chunked body (Transfer-Encoding: chunked). Returns false when the bytes had to be
+    // buffered (backpressure): wait for onWritable before writing much more.
+    bool write(std::string_view chunk);
+    // Completes the response: the body with Content-Length, or the last chunk after write(). closeConnection
+    // closes the connection gracefully once the response is sent.
+    void end(std::string_view body = {}, bool closeConnection = false);
+    // Completes the response without a body, for HEAD and 304: Content-Length is reportedContentLength when
+    // given; otherwise 0, except in the answer to HEAD, which then has none.
+    void endWithoutBody(std::optional<std::uint64_t> reportedContentLength = std::nullopt,
+                        bool closeConnection = false);
+    // Sends as much of data as the connection takes now, for a body of totalSize bytes (Content-Length). Returns
+    // {ok, done}: ok when all of data was taken, done when the whole body has been sent. When !ok, resend the
+    // rest from onWritable(offset) (it starts at offset - the offset before this call).
+    std::pair<bool, bool> tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection = false);
+    // Body bytes sent (or taken for sending) so far.
+    std::uint64_t getWriteOffset() const noexcept;
+
+    HttpResponse* onWritable(WritableHandler handler);
+    // Runs at most once, when the connection closes while this response is not complete.
+    HttpResponse* onAborted(AbortedHandler handler);
+    HttpResponse* onData(DataHandler handler);
+    HttpResponse* onDataV2(DataV2Handler handler);
+
+    // Closes the connection at once (no graceful close); the onAborted callback runs if the response is not
+    // complete.
+    void close();
+
+    // Runs f with the connection corked: everything it writes, to this response or others, leaves together.
+    template <typename F>
+    HttpResponse* cork(F&& f) {
+        bool corkedHere = beginCork();
+        std::forward<F>(f)();
+        endCork(corkedHere);
+        return this;
+    }
+
+    // Stops reading the request (body) and its timeouts; resume() starts again.
+    void pause();
+    void resume();
+
+    // The peer's address in binary (4 or 16 bytes, empty for a Unix socket), as text, and its port.
+    std::string_view getRemoteAddress() const noexcept;
+    std::string_view getRemoteAddressAsText() const noexcept;
+    std::uint16_t getRemotePort() const noexcept;
+
+    // True once the response is complete (or the connection is gone).
+    bool hasResponded() const noexcept;
+    // True when a writeStatus/writeHeader argument was refused (CR, LF, NUL, or a bad header name).
+    bool refusedWrite() const noexcept;
+
+protected:
+    HttpResponse() = default;
+    ~HttpResponse() = default;
+
+private:
+    bool beginCork();
+    void endCork(bool corkedHere);
+};
+
+}  // namespace loopwire

@@ -1,0 +1,41 @@
+// IoWatcher: one file descriptor registered with a Loop, and the object told when it is ready.
+//
+// The net layer derives its sockets from it. The loop calls onIo() on the loop thread with the ready events;
+// onIo may unwatch and close the descriptor, but must not destroy the watcher itself (sockets are freed after
+// the iteration, see Loop::deferDelete). The backend-specific registration lives in `registration_`.
+#pragma once
+
+#include <cstdint>
+
+namespace loopwire {
+
+namespace io {
+inline constexpr std::uint32_t kReadable = 1u << 0;
+inline constexpr std::uint32_t kWritable = 1u << 1;
+inline constexpr std::uint32_t kError = 1u << 2;   // reported, never requested
+inline constexpr std::uint32_t kHangup = 1u << 3;  // reported, never requested
+}  // namespace io
+
+class IoWatcher {
+public:
+    virtual void onIo(std::uint32_t events) = 0;
+
+    int fd() const noexcept { return fd_; }
+    std::uint32_t watchedEvents() const noexcept { return events_; }
+    bool isWatched() const noexcept { return fd_ >= 0; }
+
+protected:
+    IoWatcher() = default;
+    ~IoWatcher() = default;
+    IoWatcher(const IoWatcher&) = delete;
+    IoWatcher& operator=(const IoWatcher&) = delete;
+
+private:
+    friend class EpollLoop;
+    friend class UvLoop;
+    int fd_ = -1;
+    std::uint32_t events_ = 0;
+    void* registration_ = nullptr;  // the libuv backend's uv_poll_t
+};
+
+}  // namespace loopwire

@@ -1,0 +1,183 @@
+// Loop: one event loop, on one thread, with a backend behind an internal interface (epoll or libuv).
+//
+// What it provides to the layers above:
+// - descriptor readiness through IoWatcher (watch, setWatchedEvents, unwatch);
+// - Timers, and a coarse timeout sweep: every sweepIntervalMs it calls each SweepListener, which checks the
+//   deadlines of its own sockets, so no socket ever owns a timer;
+// - defer(task) from any thread, which wakes the loop;
+// - the Date header text, refreshed once a second;
+// - the per-loop buffers every socket shares: the receive buffer and the cork buffer, and the record of which
+//   socket holds the cork (at most one at a time);
+// - deferDelete(): objects closed during a callback are freed after the callbacks of the iteration, so a
+//   pointer seen earlier in the same batch of events stays valid.
+//
+// Threading: every member runs on the loop's thread, except defer(). Loops never share state, so a process may
+// run one per thread. run() returns after stop(), or when nothing keeps the loop alive: no watched descriptor and
+// no active Timer that keeps the loop alive.
+#pragma once
+
+#include "IoWatcher.h"
+#include "Timer.h"
+#include "base/DateClock.h"
+
+#include <loopwire/InlineFunction.h>
+#include <loopwire/LoopBackend.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+namespace loopwire {
+
+// Something whose deadlines the sweep checks (the net layer's socket groups).
+class SweepListener {
+public:
+    virtual void onSweep(std::uint64_t nowMs) = 0;
+
+protected:
+    ~SweepListener() = default;
+
+private:
+    friend class Loop;
+    SweepListener* nextListener_ = nullptr;
+    SweepListener* previousListener_ = nullptr;
+};
+
+// Something closed during a callback and freed once the iteration's callbacks have returned.
+class DeferredDeletable {
+public:
+    virtual ~DeferredDeletable() = default;
+
+private:
+    friend class Loop;
+    DeferredDeletable* nextDeleted_ = nullptr;
+};
+
+struct LoopOptions {
+    static constexpr std::uint32_t kDefaultSweepIntervalMs = 4000;
+
+    LoopBackend backend = LoopBackend::Epoll;
+    // How often socket deadlines are checked; timeouts fire up to this much late. Tests use small values.
+    std::uint32_t sweepIntervalMs = kDefaultSweepIntervalMs;
+};
+
+class Loop {
+public:
+    // Shared by every socket of the loop: one read lands here and is parsed in place.
+    static constexpr std::size_t kReceiveBufferBytes = 512 * 1024;
+    // Writable bytes after the received data, for parsers that place a sentinel past the end.
+    static constexpr std::size_t kReceiveBufferPadding = 32;
+    // Writes of a corked socket gather here and leave in one syscall when it uncorks.
+    static constexpr std::size_t kCorkBufferBytes = 16 * 1024;
+
+    using Task = InlineFunction<void(), 48>;
+
+    // Creates a loop that owns its backend (for the libuv backend, its own uv_loop_t).
+    static std::unique_ptr<Loop> create(const LoopOptions& options = {});
+    // Creates a loop on an existing uv_loop_t that someone else runs (Node's). run() must not be called; the
+    // owner's uv_run drives it. Returns null when loopwire was built without libuv.
+    static std::unique_ptr<Loop> createOnUvLoop(void* uvLoop, std::uint32_t sweepIntervalMs);
+
+    virtual ~Loop();
+    Loop(const Loop&) = delete;
+    Loop& operator=(const Loop&) = delete;
+
+    LoopBackend backend() const noexcept { return backend_; }
+
+    // Registers fd for the events (io::kReadable | io::kWritable). The watcher must not be watched already.
+    virtual void watch(IoWatcher& watcher, int fd, std::uint32_t events) = 0;
+    virtual void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) = 0;
+    // Unregisters; afterwards the descriptor may be closed. No onIo call follows, even one already polled.
+    virtual void unwatch(IoWatcher& watcher) = 0;
+
+    virtual void run() = 0;
+    // Makes run() return after the current callback. Loop thread only.
+    virtual void stop() = 0;
+
+    // Runs task on the loop thread soon. Thread-safe; may allocate (it is not on the request path).
+    void defer(Task task);
+
+    // Milliseconds of a monotonic clock, read once per iteration.
+    std::uint64_t nowMs() const noexcept { return nowMs_; }
+    // Re-reads the monotonic clock.
+    void updateNow() noexcept;
+    std::string_view date() const noexcept { return date_.text(); }
+
+    std::uint32_t sweepIntervalMs() const noexcept { return sweepIntervalMs_; }
+    void addSweepListener(SweepListener& listener) noexcept;
+    void removeSweepListener(SweepListener& listener) noexcept;
+
+    // The shared receive buffer: kReceiveBufferBytes of data space plus kReceiveBufferPadding.
+    char* receiveBuffer() noexcept { return receiveBuffer_.get(); }
+
+    // The shared cork buffer and its current owner (a socket of the net layer), or null when nobody is corked.
+    char* corkBuffer() noexcept { return corkBuffer_.get(); }
+    std::size_t& corkedBytes() noexcept { return corkedBytes_; }
+    void* corkOwner() const noexcept { return corkOwner_; }
+    void setCorkOwner(void* owner) noexcept { corkOwner_ = owner; }
+
+    // Frees object after the current iteration's callbacks. Loop thread only.
+    void deferDelete(DeferredDeletable* object) noexcept;
+
+    // Descriptors watched right now (for tests and leak checks).
+    std::size_t watchedCount() const noexcept { return watchedCount_; }
+
+protected:
+    Loop(LoopBackend backend, std::uint32_t sweepIntervalMs);
+
+    // Called by the backends.
+    void startInternalTimers() noexcept;
+    void stopInternalTimers() noexcept;
+    // Runs due timers; returns milliseconds until the next one (-1 when none).
+    int runTimers() noexcept;
+    // Runs tasks queued by defer().
+    void runDeferred();
+    // Frees what deferDelete() collected. Called after each batch of callbacks.
+    void afterCallbacks() noexcept;
+    // Milliseconds until the earliest timer is due (0 when overdue), -1 when no timer is active.
+    int nextTimerDelayMs() const noexcept;
+    bool hasKeepAliveTimers() const noexcept { return keepAliveTimers_ > 0; }
+    // True while a watched descriptor or a keep-alive timer exists.
+    bool hasWork() const noexcept;
+
+    // Backend hooks.
+    virtual void wakeup() = 0;               // any thread
+    virtual void timersChanged() noexcept {}  // the earliest deadline or the keep-alive set changed
+
+    std::size_t watchedCount_ = 0;
+
+private:
+    friend class Timer;
+    void insertTimer(Timer& timer) noexcept;
+    void removeTimer(Timer& timer) noexcept;
+    void sweep() noexcept;
+
+    LoopBackend backend_;
+    std::uint32_t sweepIntervalMs_;
+    std::uint64_t nowMs_ = 0;
+    DateClock date_;
+
+    Timer* timers_ = nullptr;
+    std::size_t keepAliveTimers_ = 0;
+    SweepListener* sweepListeners_ = nullptr;
+    SweepListener* nextToSweep_ = nullptr;  // lets a listener remove itself or the next one during the sweep
+    DeferredDeletable* graveyard_ = nullptr;
+
+    std::unique_ptr<char[]> receiveBuffer_;
+    std::unique_ptr<char[]> corkBuffer_;
+    std::size_t corkedBytes_ = 0;
+    void* corkOwner_ = nullptr;
+
+    std::mutex deferredMutex_;
+    std::vector<Task> deferred_;
+    std::vector<Task> running_;
+
+    // Declared last: their callbacks use the members above.
+    Timer dateTimer_;
+    Timer sweepTimer_;
+};
+
+}  // namespace loopwire

@@ -1,0 +1,38 @@
+// EpollLoop: the Loop backend on Linux epoll (level-triggered), for standalone servers.
+//
+// One epoll_wait per iteration, with up to kMaxEventsPerWait events; an eventfd wakes it for defer(). The epoll
+// descriptor and the eventfd are created in the constructor and closed in the destructor.
+#pragma once
+
+#include "loop/Loop.h"
+
+#include <sys/epoll.h>
+
+namespace loopwire {
+
+class EpollLoop final : public Loop {
+public:
+    static constexpr int kMaxEventsPerWait = 1024;
+
+    explicit EpollLoop(std::uint32_t sweepIntervalMs);
+    ~EpollLoop() override;
+
+    void watch(IoWatcher& watcher, int fd, std::uint32_t events) override;
+    void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
+    void unwatch(IoWatcher& watcher) override;
+    void run() override;
+    void stop() override { stopRequested_ = true; }
+
+protected:
+    void wakeup() override;
+
+private:
+    void drainWakeups() noexcept;
+
+    int epollFd_ = -1;
+    int wakeupFd_ = -1;
+    bool stopRequested_ = false;
+    epoll_event events_[kMaxEventsPerWait];
+};
+
+}  // namespace loopwire

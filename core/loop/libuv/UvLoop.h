@@ -1,0 +1,50 @@
+// UvLoop: the Loop backend on libuv, the loop Node.js runs on.
+//
+// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback; all Timers
+// share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(); a uv_check_t
+// runs afterCallbacks() once per iteration. The internal handles are unreferenced, so they never keep a loop
+// alive on their own (in Node, an App with no listening socket lets the process exit).
+//
+// Either it owns a uv_loop_t (standalone, run() drives it) or it borrows one (the addon passes Node's loop;
+// Node's uv_run drives it and run() must not be called).
+#pragma once
+
+#include "loop/Loop.h"
+
+#include <uv.h>
+
+namespace loopwire {
+
+class UvLoop final : public Loop {
+public:
+    // borrowed: an existing loop to attach to, or null to create and own one.
+    UvLoop(uv_loop_t* borrowed, std::uint32_t sweepIntervalMs);
+    ~UvLoop() override;
+
+    void watch(IoWatcher& watcher, int fd, std::uint32_t events) override;
+    void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
+    void unwatch(IoWatcher& watcher) override;
+    void run() override;
+    void stop() override;
+
+    uv_loop_t* uvLoop() const noexcept { return uvLoop_; }
+
+    struct Handles;  // the internal handles, defined in the .cpp
+
+protected:
+    void wakeup() override;
+    void timersChanged() noexcept override;
+
+private:
+    static void onPoll(uv_poll_t* poll, int status, int events);
+    static void onTimer(uv_timer_t* timer);
+    static void onAsync(uv_async_t* async);
+    static void onCheck(uv_check_t* check);
+
+    uv_loop_t* uvLoop_;
+    bool ownsLoop_;
+    // Heap-allocated because libuv frees handles asynchronously, possibly after this object is gone.
+    Handles* handles_;
+};
+
+}  // namespace loopwire

@@ -1,0 +1,312 @@
+#include "Socket.h"
+
+#include "base/Check.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace loopwire {
+
+namespace {
+
+// A backpressure buffer that grew past this is freed once drained; smaller ones are kept for reuse.
+constexpr std::size_t kMaxRetainedBackpressureBytes = 64 * 1024;
+
+}  // namespace
+
+Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote) noexcept
+    : loop_(loop), group_(&group), remoteAddress_(remote) {
+    loop_.watch(*this, fd, io::kReadable);
+    group_->add(*this);
+}
+
+Socket::~Socket() { LW_CHECK(closed_); }
+
+bool Socket::write(std::string_view data) {
+    if (closed_ || broken_) return false;
+    if (data.empty()) return backpressure_.empty();
+    if (!backpressure_.empty()) {
+        backpressure_.append(data);
+        return false;
+    }
+    std::string_view corked;
+    if (isCorked()) {
+        std::size_t& used = loop_.corkedBytes();
+        if (used + data.size() <= Loop::kCorkBufferBytes) {
+            std::memcpy(loop_.corkBuffer() + used, data.data(), data.size());
+            used += data.size();
+            return true;
+        }
+        // The cork buffer cannot take it: what it holds and the new bytes leave together, in one syscall.
+        corked = {loop_.corkBuffer(), used};
+        used = 0;
+    }
+    long sent = corked.empty() ? sendTwo(data, {}) : sendTwo(corked, data);
+    if (sent < 0) return false;
+    auto taken = static_cast<std::size_t>(sent);
+    if (taken < corked.size()) {
+        backpressure_.append(corked.substr(taken));
+        backpressure_.append(data);
+    } else if (taken - corked.size() < data.size()) {
+        backpressure_.append(data.substr(taken - corked.size()));
+    }
+    if (!backpressure_.empty()) updateWatch();
+    return backpressure_.empty();
+}
+
+std::size_t Socket::tryWrite(std::string_view data) {
+    if (closed_ || broken_ || !backpressure_.empty() || data.empty()) return 0;
+    std::string_view corked;
+    if (isCorked()) {
+        std::size_t& used = loop_.corkedBytes();
+        if (used + data.size() <= Loop::kCorkBufferBytes) {
+            std::memcpy(loop_.corkBuffer() + used, data.data(), data.size());
+            used += data.size();
+            return data.size();
+        }
+        corked = {loop_.corkBuffer(), used};
+        used = 0;
+    }
+    long sent = corked.empty() ? sendTwo(data, {}) : sendTwo(corked, data);
+    if (sent < 0) return 0;
+    auto taken = static_cast<std::size_t>(sent);
+    if (taken < corked.size()) {
+        // Bytes already accepted into the cork buffer cannot be taken back: they become backpressure.
+        backpressure_.append(corked.substr(taken));
+        updateWatch();
+        return 0;
+    }
+    return taken - corked.size();
+}
+
+void Socket::cork() noexcept {
+    if (closed_) return;
+    void* owner = loop_.corkOwner();
+    if (owner == this) return;
+    if (owner != nullptr) static_cast<Socket*>(owner)->uncork();
+    loop_.setCorkOwner(this);
+    loop_.corkedBytes() = 0;
+}
+
+void Socket::uncork() noexcept {
+    if (!isCorked()) return;
+    std::string_view corked(loop_.corkBuffer(), loop_.corkedBytes());
+    loop_.setCorkOwner(nullptr);
+    loop_.corkedBytes() = 0;
+    if (corked.empty() || closed_ || broken_) return;
+    if (!backpressure_.empty()) {
+        backpressure_.append(corked);
+        return;
+    }
+    long sent = sendTwo(corked, {});
+    if (sent < 0) return;
+    if (static_cast<std::size_t>(sent) < corked.size()) {
+        backpressure_.append(corked.substr(static_cast<std::size_t>(sent)));
+        updateWatch();
+    }
+    if (shutdownPending_ && backpressure_.empty()) shutdownWrite();
+}
+
+long Socket::sendTwo(std::string_view head, std::string_view tail) noexcept {
+    for (;;) {
+        ssize_t sent;
+        if (tail.empty()) {
+            sent = ::send(fd(), head.data(), head.size(), MSG_NOSIGNAL);
+        } else {
+            iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
+                              {const_cast<char*>(tail.data()), tail.size()}};
+            msghdr message{};
+            message.msg_iov = parts;
+            message.msg_iovlen = 2;
+            sent = ::sendmsg(fd(), &message, MSG_NOSIGNAL);
+        }
+        if (sent >= 0) return static_cast<long>(sent);
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        markBroken();
+        return -1;
+    }
+}
+
+// A failed send must not close the socket from inside the write (the caller may be a handler holding the
+// response); the broken socket is closed by the next readiness callback, which epoll and libuv both deliver at
+// once for a socket in error.
+void Socket::markBroken() noexcept {
+    broken_ = true;
+    backpressure_.clear();
+    updateWatch();
+}
+
+void Socket::requestWritable() noexcept {
+    if (closed_ || wantWritable_) return;
+    wantWritable_ = true;
+    updateWatch();
+}
+
+void Socket::pauseReading() noexcept {
+    if (readingPaused_) return;
+    readingPaused_ = true;
+    updateWatch();
+}
+
+void Socket::resumeReading() noexcept {
+    if (!readingPaused_) return;
+    readingPaused_ = false;
+    updateWatch();
+}
+
+void Socket::updateWatch() noexcept {
+    if (closed_) return;
+    std::uint32_t events = 0;
+    if (!readingPaused_ && !receivedEnd_) events |= io::kReadable;
+    if (!backpressure_.empty() || broken_ || wantWritable_) events |= io::kWritable;
+    loop_.setWatchedEvents(*this, events);
+}
+
+void Socket::shutdownWrite() noexcept {
+    if (closed_ || shutdownSent_) return;
+    if (isCorked()) uncork();
+    if (!backpressure_.empty()) {
+        shutdownPending_ = true;
+        return;
+    }
+    shutdownPending_ = false;
+    shutdownSent_ = true;
+    ::shutdown(fd(), SHUT_WR);
+    // Both directions are done: nothing is left to wait for.
+    if (receivedEnd_) close();
+}
+
+void Socket::close() noexcept {
+    if (closed_) return;
+    if (isCorked()) {
+        std::string_view corked(loop_.corkBuffer(), loop_.corkedBytes());
+        loop_.setCorkOwner(nullptr);
+        loop_.corkedBytes() = 0;
+        if (!broken_ && backpressure_.empty() && !corked.empty()) sendTwo(corked, {});
+    }
+    closed_ = true;
+    int descriptor = fd();
+    loop_.unwatch(*this);
+    ::close(descriptor);
+    group_->remove(*this);
+    backpressure_.release();
+    onClose();
+    loop_.deferDelete(this);
+}
+
+void Socket::onIo(std::uint32_t events) {
+    if (broken_ || (events & io::kError)) {
+        close();
+        return;
+    }
+    if (events & io::kWritable) {
+        if (!backpressure_.empty()) {
+            drainBackpressure();
+        } else if (wantWritable_) {
+            wantWritable_ = false;
+            updateWatch();
+            onWritable();
+        }
+        if (closed_) return;
+    }
+    if (events & io::kReadable) {
+        if (!readingPaused_ && !receivedEnd_) {
+            readOnce();
+        } else if (events & io::kHangup) {
+            close();
+        }
+    }
+}
+
+void Socket::readOnce() {
+    char* buffer = loop_.receiveBuffer();
+    ssize_t received;
+    do {
+        received = ::recv(fd(), buffer, Loop::kReceiveBufferBytes, 0);
+    } while (received < 0 && errno == EINTR);
+    if (received > 0) {
+        onData(buffer, static_cast<std::size_t>(received));
+        return;
+    }
+    if (received == 0) {
+        receivedEnd_ = true;
+        updateWatch();
+        if (shutdownSent_) {
+            close();
+        } else {
+            onEnd();
+        }
+        return;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    close();
+}
+
+void Socket::drainBackpressure() {
+    long sent = sendTwo(backpressure_.view(), {});
+    if (sent < 0) {
+        close();
+        return;
+    }
+    backpressure_.consume(static_cast<std::size_t>(sent));
+    if (!backpressure_.empty()) {
+        if (sent > 0) onDrainProgress();
+        return;
+    }
+    wantWritable_ = false;
+    if (backpressure_.capacity() > kMaxRetainedBackpressureBytes) backpressure_.release();
+    updateWatch();
+    if (shutdownPending_) {
+        shutdownWrite();
+        if (closed_) return;
+    }
+    onWritable();
+}
+
+SocketGroup::SocketGroup(Loop& loop) noexcept : loop_(loop) { loop_.addSweepListener(*this); }
+
+SocketGroup::~SocketGroup() {
+    closeAll();
+    loop_.removeSweepListener(*this);
+}
+
+void SocketGroup::add(Socket& socket) noexcept {
+    socket.previousInGroup_ = nullptr;
+    socket.nextInGroup_ = head_;
+    if (head_ != nullptr) head_->previousInGroup_ = &socket;
+    head_ = &socket;
+    ++size_;
+}
+
+void SocketGroup::remove(Socket& socket) noexcept {
+    if (nextToVisit_ == &socket) nextToVisit_ = socket.nextInGroup_;
+    if (socket.previousInGroup_ != nullptr) {
+        socket.previousInGroup_->nextInGroup_ = socket.nextInGroup_;
+    } else {
+        head_ = socket.nextInGroup_;
+    }
+    if (socket.nextInGroup_ != nullptr) socket.nextInGroup_->previousInGroup_ = socket.previousInGroup_;
+    socket.previousInGroup_ = socket.nextInGroup_ = nullptr;
+    --size_;
+}
+
+void SocketGroup::closeAll() noexcept {
+    while (head_ != nullptr) head_->close();
+}
+
+void SocketGroup::onSweep(std::uint64_t nowMs) {
+    for (Socket* socket = head_; socket != nullptr; socket = nextToVisit_) {
+        nextToVisit_ = socket->nextInGroup_;
+        if (socket->deadlineMs_ != 0 && socket->deadlineMs_ <= nowMs) {
+            socket->deadlineMs_ = 0;
+            socket->onTimeout();
+        }
+    }
+    nextToVisit_ = nullptr;
+}
+
+}  // namespace loopwire

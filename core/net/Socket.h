@@ -1,0 +1,136 @@
+// Socket: one accepted TCP or Unix stream connection on a Loop, with corked writes and backpressure.
+//
+// The layer above derives from it (HttpConnection) and implements the protected callbacks. The loop thread
+// calls them; each may write, cork, close, or change deadlines.
+//
+// Reading: every read lands in the loop's shared receive buffer and is handed to onData() in place (the bytes
+//   are writable and followed by Loop::kReceiveBufferPadding writable bytes); they are valid only during the
+//   call. After the peer's FIN, onEnd() runs once and reading stops.
+// Writing: write() sends at once, or, while the socket is corked, gathers in the loop's cork buffer, which
+//   uncork() sends in one syscall. What the kernel does not take goes to this socket's backpressure buffer,
+//   sent when the socket becomes writable; onWritable() runs when that buffer has drained. Only one socket per
+//   loop is corked at a time: corking another one first uncorks the current one.
+// Closing: close() closes at once and calls onClose() (the last callback); the object is freed after the
+//   loop's current callbacks return (Loop::deferDelete), so `this` stays valid until then. shutdownWrite() sends
+//   FIN once the backpressure has drained (half-close); the peer may go on sending.
+// Timeouts: setDeadline(ms) arms one coarse deadline, checked by the SocketGroup on each loop sweep; onTimeout()
+//   runs once it has passed (then the deadline is cleared).
+// Allocation: the object itself at accept; the backpressure buffer only when the kernel refuses bytes, and it
+//   keeps its capacity afterwards.
+#pragma once
+
+#include "SocketAddress.h"
+#include "base/ByteBuffer.h"
+#include "loop/Loop.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace loopwire {
+
+class SocketGroup;
+
+class Socket : public IoWatcher, public DeferredDeletable {
+public:
+    Socket(const Socket&) = delete;
+    Socket& operator=(const Socket&) = delete;
+
+    Loop& loop() const noexcept { return loop_; }
+    const SocketAddress& remoteAddress() const noexcept { return remoteAddress_; }
+
+    // Writes or buffers all of data. Returns true when nothing waits in the backpressure buffer afterwards.
+    // On a closed socket, or one whose connection broke, the bytes are dropped and false is returned.
+    bool write(std::string_view data);
+    // Writes what can go now (into the cork buffer, or to the kernel) and buffers nothing; returns the bytes
+    // taken. Takes nothing while backpressure is pending.
+    std::size_t tryWrite(std::string_view data);
+    std::size_t bufferedBytes() const noexcept { return backpressure_.size(); }
+    // Asks for onWritable() at the next writable event even though nothing is buffered (after a partial
+    // tryWrite()).
+    void requestWritable() noexcept;
+
+    void cork() noexcept;
+    void uncork() noexcept;
+    bool isCorked() const noexcept { return loop_.corkOwner() == this; }
+
+    void pauseReading() noexcept;
+    void resumeReading() noexcept;
+    bool isReadingPaused() const noexcept { return readingPaused_; }
+
+    // Sends FIN once everything buffered has been sent.
+    void shutdownWrite() noexcept;
+    void close() noexcept;
+    bool isClosed() const noexcept { return closed_; }
+    bool hasReceivedEnd() const noexcept { return receivedEnd_; }
+
+    // Absolute time in Loop::nowMs() terms, 0 for none.
+    void setDeadline(std::uint64_t atMs) noexcept { deadlineMs_ = atMs; }
+    std::uint64_t deadline() const noexcept { return deadlineMs_; }
+
+protected:
+    // Takes ownership of fd (non-blocking), watches it for reading and joins group.
+    Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote) noexcept;
+    ~Socket() override;
+
+    virtual void onData(char* data, std::size_t length) = 0;
+    virtual void onWritable() = 0;
+    // Some, not all, of the backpressure was sent.
+    virtual void onDrainProgress() {}
+    virtual void onEnd() = 0;
+    virtual void onTimeout() = 0;
+    virtual void onClose() = 0;
+
+private:
+    friend class SocketGroup;
+
+    void onIo(std::uint32_t events) override;
+    void readOnce();
+    void drainBackpressure();
+    // Sends head then tail with one syscall; returns the bytes sent (possibly 0), or -1 when the connection broke.
+    long sendTwo(std::string_view head, std::string_view tail) noexcept;
+    void markBroken() noexcept;
+    void updateWatch() noexcept;
+
+    Loop& loop_;
+    SocketGroup* group_;
+    Socket* previousInGroup_ = nullptr;
+    Socket* nextInGroup_ = nullptr;
+    ByteBuffer backpressure_;
+    std::uint64_t deadlineMs_ = 0;
+    SocketAddress remoteAddress_;
+    bool closed_ = false;
+    bool broken_ = false;
+    bool receivedEnd_ = false;
+    bool readingPaused_ = false;
+    bool shutdownPending_ = false;
+    bool shutdownSent_ = false;
+    bool wantWritable_ = false;
+};
+
+// SocketGroup: the sockets of one server, for the sweep (deadlines) and for closing them all at once.
+class SocketGroup : public SweepListener {
+public:
+    explicit SocketGroup(Loop& loop) noexcept;
+    ~SocketGroup();
+    SocketGroup(const SocketGroup&) = delete;
+    SocketGroup& operator=(const SocketGroup&) = delete;
+
+    Loop& loop() const noexcept { return loop_; }
+    std::size_t size() const noexcept { return size_; }
+    // Closes every socket of the group (each gets onClose).
+    void closeAll() noexcept;
+
+private:
+    friend class Socket;
+    void add(Socket& socket) noexcept;
+    void remove(Socket& socket) noexcept;
+    void onSweep(std::uint64_t nowMs) override;
+
+    Loop& loop_;
+    Socket* head_ = nullptr;
+    Socket* nextToVisit_ = nullptr;  // lets a callback close the next socket while the group is walked
+    std::size_t size_ = 0;
+};
+
+}  // namespace loopwire

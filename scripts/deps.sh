@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Lists the Debian packages loopwire needs that this machine lacks; with --install, installs them (root only).
+#   build:  what `npm start` and `npm test` need
+#   full:   also what the ASan, libc++ and fuzz builds and the benchmark comparisons need
+set -euo pipefail
+mode=check
+set_name=build
+for arg in "$@"; do
+  case "$arg" in
+    --install) mode=install ;;
+    --full) set_name=full ;;
+    *) echo "usage: $0 [--install] [--full]" >&2; exit 2 ;;
+  esac
+done
+
+packages=(cmake ninja-build g++ pkg-config libuv1-dev googletest libgtest-dev curl wrk)
+if [ "$set_name" = full ]; then
+  packages+=(clang libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$mode" = install ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  exit 0
+fi
+echo "loopwire: missing Debian packages: ${missing[*]} (install them with: sudo apt-get install ${missing[*]}, or run: sudo bash scripts/deps.sh --install)" >&2
+exit 1

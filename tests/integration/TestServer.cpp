@@ -1,0 +1,70 @@
+#include "TestServer.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace loopwire::test {
+
+TestServer::TestServer(ServerOptions options, Setup setup) { start(options, std::move(setup), {}); }
+
+TestServer::TestServer(ServerOptions options, Setup setup, std::string unixPath) {
+    start(options, std::move(setup), std::move(unixPath));
+}
+
+void TestServer::start(ServerOptions options, Setup setup, std::string unixPath) {
+    std::promise<int> ready;
+    auto portFuture = ready.get_future();
+    thread_ = std::thread([this, options, setup = std::move(setup), unixPath, &ready]() mutable {
+        App app(options);
+        app_ = &app;
+        if (setup) setup(app);
+        auto onListen = [&ready](ListenSocket* socket) {
+            ready.set_value(socket == nullptr ? -1 : App::localPort(socket));
+        };
+        if (unixPath.empty()) {
+            app.listen("127.0.0.1", 0, onListen);
+        } else {
+            app.listenUnix(unixPath, onListen);
+        }
+        app.run();
+        app_ = nullptr;
+    });
+    if (portFuture.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+        throw std::runtime_error("test server did not start");
+    }
+    port_ = portFuture.get();
+    if (port_ < 0) {
+        thread_.join();
+        throw std::runtime_error("test server could not listen");
+    }
+}
+
+TestServer::~TestServer() {
+    if (app_ != nullptr) {
+        App* app = app_;
+        app->defer([app] { app->close(); });
+    }
+    if (thread_.joinable()) thread_.join();
+}
+
+void TestServer::runOnLoop(std::function<void(App&)> f) {
+    std::promise<void> done;
+    App* app = app_;
+    auto* task = new std::function<void()>([&] {
+        f(*app);
+        done.set_value();
+    });
+    app->defer([task] {
+        (*task)();
+        delete task;
+    });
+    done.get_future().wait();
+}
+
+std::size_t TestServer::connectionCount() {
+    std::size_t count = 0;
+    runOnLoop([&count](App& app) { count = app.connectionCount(); });
+    return count;
+}
+
+}  // namespace loopwire::test

@@ -1,0 +1,59 @@
+#include "base/ByteBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace loopwire {
+namespace {
+
+TEST(ByteBuffer, AppendsAndConsumesInOrder) {
+    ByteBuffer buffer;
+    EXPECT_TRUE(buffer.empty());
+    buffer.append("hello ");
+    buffer.append("world");
+    EXPECT_EQ(buffer.view(), "hello world");
+    buffer.consume(6);
+    EXPECT_EQ(buffer.view(), "world");
+    buffer.consume(5);
+    EXPECT_TRUE(buffer.empty());
+}
+
+TEST(ByteBuffer, KeepsItsCapacityWhenDrained) {
+    ByteBuffer buffer;
+    buffer.append(std::string(1000, 'x'));
+    std::size_t capacity = buffer.capacity();
+    buffer.consume(1000);
+    buffer.append(std::string(1000, 'y'));
+    EXPECT_EQ(buffer.capacity(), capacity);
+}
+
+TEST(ByteBuffer, SlidesLiveBytesBeforeGrowing) {
+    ByteBuffer buffer;
+    buffer.append(std::string(200, 'a'));
+    std::size_t capacity = buffer.capacity();
+    buffer.consume(150);
+    buffer.append(std::string(150, 'b'));
+    EXPECT_EQ(buffer.capacity(), capacity);
+    EXPECT_EQ(buffer.view(), std::string(50, 'a') + std::string(150, 'b'));
+}
+
+TEST(ByteBuffer, PrepareAndCommit) {
+    ByteBuffer buffer;
+    char* at = buffer.prepare(3);
+    at[0] = 'a';
+    at[1] = 'b';
+    buffer.commit(2);
+    EXPECT_EQ(buffer.view(), "ab");
+}
+
+TEST(ByteBuffer, ReleaseFreesTheStorage) {
+    ByteBuffer buffer;
+    buffer.append("x");
+    buffer.release();
+    EXPECT_EQ(buffer.capacity(), 0u);
+    EXPECT_TRUE(buffer.empty());
+}
+
+}  // namespace
+}  // namespace loopwire
