@@ -2,7 +2,7 @@
 //
 // Used for a socket's backpressure and a connection's partial request head. It keeps its capacity when
 // drained, so a connection that needed it once does not allocate again; release() gives the memory back.
-// Allocates (with realloc) only when an append exceeds the capacity. Not thread-safe.
+// Allocates (operator new) only when an append exceeds the capacity. Not thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -231,6 +231,12 @@ void HttpConnection::refuse(HttpError error) {
         closeNow();
         return;
     }
+    if (!responsePending_ && phase_ == Phase::Body) {
+        // The request was answered before its body turned out malformed: an error response now would be read
+        // as the answer to a next request, so the connection just ends.
+        startLingeringClose();
+        return;
+    }
     write(cannedResponseFor(error));
     bool wasPending = responsePending_;
     responsePending_ = false;

@@ -274,25 +274,27 @@ bool Router::add(std::string_view method, std::string_view pattern, HandlerId id
 
     const bool replacing = node->hasRoute;
     const bool dynamic = isDynamic(segments);
-    if (!replacing && !dynamic) tree->exact.reserve(tree->exact.size() + 1);
+    // The index views the patterns it holds, so it is searched before node->pattern is reassigned (which may
+    // free the string a view points into) and refreshed after. A static pattern is its own shape, so a
+    // replacement keeps its place.
+    bool found = false;
+    std::size_t index = 0;
+    if (!dynamic) {
+        index = tree->searchExact(pattern, found);
+        LW_CHECK(found == replacing);
+        if (!replacing) tree->exact.reserve(tree->exact.size() + 1);
+    }
     node->hasRoute = true;
     node->id = id;
     node->pattern = std::move(patternCopy);
     node->parameterNames = std::move(names);
     if (dynamic) {
         if (!replacing) ++tree->dynamicRoutes;
+    } else if (replacing) {
+        LW_CHECK(tree->exact[index].node == node);
+        tree->exact[index].pattern = node->pattern;
     } else {
-        // A static pattern is its own shape, so a replacement keeps its place in the index; only the view into
-        // the reassigned string must be refreshed.
-        bool found;
-        const std::size_t index = tree->searchExact(node->pattern, found);
-        LW_CHECK(found == replacing);
-        if (replacing) {
-            LW_CHECK(tree->exact[index].node == node);
-            tree->exact[index].pattern = node->pattern;
-        } else {
-            tree->exact.insert(tree->exact.begin() + static_cast<std::ptrdiff_t>(index), {node->pattern, node});
-        }
+        tree->exact.insert(tree->exact.begin() + static_cast<std::ptrdiff_t>(index), {node->pattern, node});
     }
     return true;
 }

@@ -370,6 +370,26 @@ TEST(Router, SameMethodAndPatternReplacesTheHandler) {
     EXPECT_EQ(yieldOrder(router, "GET", "/b/c"), (std::vector<Id>{4, 6}));
 }
 
+TEST(Router, ReplacingALongStaticRouteKeepsItAndItsNeighboursFindable) {
+    // Regression (found by router_fuzzer): the exact-match index viewed the replaced pattern string after it
+    // had been freed. Patterns longer than the small-string buffer make that visible to ASan.
+    Router router;
+    const std::string longA = "/assets/javascript/application-bundle.js";
+    const std::string longB = "/assets/javascript/application-bundle.css";
+    const std::string longC = "/assets/javascript/application-bundle.map";
+    ASSERT_TRUE(router.add("GET", longA, 1));
+    ASSERT_TRUE(router.add("GET", longB, 2));
+    ASSERT_TRUE(router.add("GET", longA, 3));
+    ASSERT_TRUE(router.add("GET", longC, 4));
+    ASSERT_TRUE(router.add("GET", longB, 5));
+    EXPECT_EQ(route(router, "GET", longA), 3u);
+    EXPECT_EQ(route(router, "GET", longB), 5u);
+    EXPECT_EQ(route(router, "GET", longC), 4u);
+    EXPECT_TRUE(router.remove("GET", longA));
+    EXPECT_EQ(route(router, "GET", longA), std::nullopt);
+    EXPECT_EQ(route(router, "GET", longB), 5u);
+}
+
 TEST(Router, PatternsDifferingOnlyInParameterNamesAreOneRoute) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/u/:id", 1));

@@ -1,0 +1,191 @@
+// Proves the first cost rule of DESIGN.md: after warm-up, a request allocates nothing on the server.
+//
+// This binary replaces the global operator new with one that counts the allocations made on threads that ask
+// for it (the server thread); the client runs on the test thread and is not counted. Each scenario drives
+// kMeasuredRequests keep-alive requests after kWarmupRequests and asserts the count did not move, on both loop
+// backends.
+#include "../integration/TestClient.h"
+#include "../integration/TestServer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+namespace {
+
+std::atomic<std::size_t> gServerAllocations{0};
+thread_local bool tCountAllocations = false;
+
+void* countedAllocate(std::size_t size) {
+    if (tCountAllocations) gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+    throw std::bad_alloc();
+}
+
+void* countedAllocateAligned(std::size_t size, std::align_val_t alignment) {
+    if (tCountAllocations) gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+    auto align = static_cast<std::size_t>(alignment);
+    if (void* memory = std::aligned_alloc(align, (size + align - 1) / align * align)) return memory;
+    throw std::bad_alloc();
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) { return countedAllocate(size); }
+void* operator new[](std::size_t size) { return countedAllocate(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+    try {
+        return countedAllocate(size);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+    try {
+        return countedAllocate(size);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void* operator new(std::size_t size, std::align_val_t alignment) { return countedAllocateAligned(size, alignment); }
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+    return countedAllocateAligned(size, alignment);
+}
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::align_val_t) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+
+namespace loopwire::test {
+namespace {
+
+constexpr int kWarmupRequests = 1000;
+constexpr int kMeasuredRequests = 10000;
+
+const std::string& cachedBody() {
+    static const std::string body(1024, 'c');
+    return body;
+}
+
+void routes(App& app) {
+    tCountAllocations = true;  // this runs on the server thread
+    app.get("/hello", [](HttpResponse* res, HttpRequest*) { res->end("Hello world!"); });
+    app.get("/headers", [](HttpResponse* res, HttpRequest* req) {
+        std::size_t seen = req->getHeader("x-one").size() + req->getHeader("x-five").size() +
+                           req->getHeader("user-agent").size();
+        res->writeStatus("200 OK")
+            ->writeHeader("Content-Type", "text/plain")
+            ->writeHeader("Cache-Control", "no-store")
+            ->writeHeader("X-Seen", static_cast<std::uint64_t>(seen))
+            ->writeHeader("X-Request-Id", "abc123")
+            ->writeHeader("Vary", "Accept-Encoding")
+            ->end("headers");
+    });
+    app.post("/upload", [](HttpResponse* res, HttpRequest*) {
+        res->onAborted([] {});
+        res->onData([res](std::string_view, bool isLast) {
+            if (isLast) res->end("uploaded");
+        });
+    });
+    app.get("/cached", [](HttpResponse* res, HttpRequest*) { res->end(cachedBody()); });
+}
+
+struct Scenario {
+    const char* name;
+    std::string request;
+    int requestsPerWrite;
+};
+
+std::string headersRequest() {
+    std::string request = "GET /headers HTTP/1.1\r\nHost: x\r\nUser-Agent: zero-alloc-test\r\n";
+    const char* names[] = {"X-One", "X-Two", "X-Three", "X-Four", "X-Five", "Accept", "Accept-Language", "Cookie"};
+    for (const char* name : names) request += std::string(name) + ": value-of-" + name + "\r\n";
+    return request + "\r\n";
+}
+
+std::string uploadRequest() {
+    return "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n\r\n" +
+           std::string(1024, 'u');
+}
+
+// Sends `total` requests, `perWrite` at a time, and reads their fixed-size responses.
+void drive(TestClient& client, const Scenario& scenario, std::size_t responseBytes, int total) {
+    std::string batch;
+    for (int i = 0; i < scenario.requestsPerWrite; ++i) batch += scenario.request;
+    for (int sent = 0; sent < total; sent += scenario.requestsPerWrite) {
+        client.send(batch);
+        std::string got = client.readBytes(responseBytes * static_cast<std::size_t>(scenario.requestsPerWrite));
+        ASSERT_EQ(got.size(), responseBytes * static_cast<std::size_t>(scenario.requestsPerWrite));
+    }
+}
+
+class ZeroAllocation : public ::testing::TestWithParam<LoopBackend> {};
+
+INSTANTIATE_TEST_SUITE_P(Backends, ZeroAllocation, ::testing::Values(LoopBackend::Epoll, LoopBackend::Libuv),
+                         [](const ::testing::TestParamInfo<LoopBackend>& backendInfo) {
+                             return backendName(backendInfo.param);
+                         });
+
+TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
+    const Scenario scenarios[] = {
+        {"get-hello-world", "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+        {"ten-headers-read-3-write-5", headersRequest(), 1},
+        {"post-1kb-through-onData", uploadRequest(), 1},
+        {"cached-1kb-response", "GET /cached HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+        {"100-pipelined-per-write", "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", 100},
+    };
+    ServerOptions options;
+    options.backend = GetParam();
+    TestServer server(options, routes);
+    for (const Scenario& scenario : scenarios) {
+        SCOPED_TRACE(scenario.name);
+        TestClient client(server.port());
+        client.send(scenario.request);
+        auto first = client.readResponse();
+        ASSERT_TRUE(first);
+        ASSERT_EQ(first->status, 200);
+        // Every response of a scenario has the same length (the Date header is always 29 bytes).
+        client.send(scenario.request);
+        std::size_t responseBytes = 0;
+        {
+            auto second = client.readResponse();
+            ASSERT_TRUE(second);
+            responseBytes = second->statusLine.size() + 2 + second->body.size() + 2;
+            for (const auto& [name, value] : second->headers) responseBytes += name.size() + 2 + value.size() + 2;
+        }
+        drive(client, scenario, responseBytes, kWarmupRequests);
+        server.runOnLoop([](App&) {});
+        std::size_t before = gServerAllocations.load();
+        drive(client, scenario, responseBytes, kMeasuredRequests);
+        server.runOnLoop([](App&) {});
+        std::size_t after = gServerAllocations.load();
+        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " requests";
+    }
+}
+
+// The counter itself must work, or the test above proves nothing.
+TEST(ZeroAllocationCounter, CountsAllocationsOnTheServerThread) {
+    ServerOptions options;
+    TestServer server(options, [](App& app) {
+        tCountAllocations = true;
+        app.get("/allocates", [](HttpResponse* res, HttpRequest*) {
+            std::string grown(1000, 'a');
+            res->end(grown);
+        });
+    });
+    std::size_t before = gServerAllocations.load();
+    auto response = fetch(server.port(), "GET /allocates HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(response);
+    server.runOnLoop([](App&) {});
+    EXPECT_GT(gServerAllocations.load(), before);
+}
+
+}  // namespace
+}  // namespace loopwire::test

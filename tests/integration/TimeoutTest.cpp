@@ -1,0 +1,151 @@
+// The four connection timeouts, each with short configured values (ServerOptions) and a fast sweep.
+#include "Fixture.h"
+
+#include <string>
+#include <thread>
+
+namespace loopwire::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Timeouts : public BackendTest {};
+LW_INSTANTIATE_BACKENDS(Timeouts);
+
+void hello(App& app) {
+    app.get("/*", [](HttpResponse* res, HttpRequest*) { res->end("hi"); });
+}
+
+TEST_P(Timeouts, ClosesAnIdleKeepAliveConnection) {
+    serve(fastTimeouts(), hello);
+    TestClient client(port());
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client.readResponse());
+    auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(client.waitForClose(3s));
+    EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
+}
+
+TEST_P(Timeouts, AnsweredRequestsKeepTheConnectionAlive) {
+    serve(fastTimeouts(), hello);
+    TestClient client(port());
+    // Requests spaced under the idle timeout, for longer than it in total.
+    for (int i = 0; i < 6; ++i) {
+        client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        ASSERT_TRUE(client.readResponse()) << i;
+        std::this_thread::sleep_for(50ms);
+    }
+}
+
+TEST_P(Timeouts, HeaderDeadlineStopsASlowloris) {
+    serve(fastTimeouts(), hello);
+    TestClient client(port());
+    auto start = std::chrono::steady_clock::now();
+    client.send("GET / HTTP/1.1\r\n");
+    // Dribbling header bytes does not extend the deadline, which runs from the first byte.
+    bool closed = false;
+    for (int i = 0; i < 100 && !closed; ++i) {
+        client.send("X-Slow: 1\r\n");
+        closed = client.waitForClose(20ms);
+    }
+    EXPECT_TRUE(closed);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+}
+
+TEST_P(Timeouts, HeaderDeadlineAnswers408) {
+    serve(fastTimeouts(), hello);
+    TestClient client(port());
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n");
+    std::string reply = client.readUntilClose(3s);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 408 ", 0), 0u) << reply;
+}
+
+TEST_P(Timeouts, MinimumBodyRateStopsASlowUpload) {
+    std::atomic<int> aborted{0};
+    ServerOptions options = fastTimeouts();
+    options.minBodyBytesPerSecond = 1000;
+    serve(options, [&aborted](App& app) {
+        app.post("/", [&aborted](HttpResponse* res, HttpRequest*) {
+            res->onAborted([&aborted] { ++aborted; });
+            res->onData([res](std::string_view, bool isLast) {
+                if (isLast) res->end("done");
+            });
+        });
+    });
+    TestClient client(port());
+    client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+    // One byte every 10 ms is 100 bytes/s, far under the minimum.
+    bool closed = false;
+    for (int i = 0; i < 300 && !closed; ++i) {
+        client.send("b");
+        closed = client.waitForClose(10ms);
+    }
+    EXPECT_TRUE(closed || client.waitForClose(2s));
+    server().runOnLoop([](App&) {});
+    EXPECT_EQ(aborted.load(), 1);
+}
+
+TEST_P(Timeouts, FastUploadIsNotCut) {
+    ServerOptions options = fastTimeouts();
+    options.minBodyBytesPerSecond = 1000;
+    serve(options, [](App& app) {
+        app.post("/", [](HttpResponse* res, HttpRequest*) {
+            res->onAborted([] {});
+            res->onData([res](std::string_view, bool isLast) {
+                if (isLast) res->end("done");
+            });
+        });
+    });
+    TestClient client(port());
+    client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 30000\r\n\r\n");
+    // 1000 bytes every 10 ms is 100 kB/s, for 300 ms: longer than bodyTimeoutMs, but fast enough.
+    for (int i = 0; i < 30; ++i) {
+        client.send(std::string(1000, 'f'));
+        std::this_thread::sleep_for(10ms);
+    }
+    auto response = client.readResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "done");
+}
+
+TEST_P(Timeouts, AbortsAStalledReader) {
+    std::atomic<int> aborted{0};
+    serve(fastTimeouts(), [&aborted](App& app) {
+        app.get("/", [&aborted](HttpResponse* res, HttpRequest*) {
+            res->onAborted([&aborted] { ++aborted; });
+            res->write(std::string(16 * 1024 * 1024, 's'));
+        });
+    });
+    TestClient client(port());
+    client.setReceiveBuffer(4096);
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    // Never read: the server must give up after writeTimeoutMs.
+    bool gone = false;
+    for (int i = 0; i < 300 && !gone; ++i) {
+        std::this_thread::sleep_for(10ms);
+        gone = server().connectionCount() == 0;
+    }
+    EXPECT_TRUE(gone);
+    EXPECT_EQ(aborted.load(), 1);
+}
+
+TEST_P(Timeouts, PendingResponseWithoutBackpressureHasNoDeadline) {
+    serve(fastTimeouts(), [](App& app) {
+        app.get("/", [&app](HttpResponse* res, HttpRequest*) {
+            res->onAborted([] {});
+            // Answered 400 ms later: longer than every configured timeout.
+            std::thread([&app, res] {
+                std::this_thread::sleep_for(400ms);
+                app.defer([res] { res->end("late"); });
+            }).detach();
+        });
+    });
+    TestClient client(port());
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto response = client.readResponse(false, 3s);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "late");
+}
+
+}  // namespace
+}  // namespace loopwire::test
