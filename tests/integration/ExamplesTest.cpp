@@ -1,0 +1,98 @@
+// Smoke-runs every C++ example: start it with --port 0, wait for "listening on <port>", make the request it is
+// about, and stop it.
+#include "TestClient.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace loopwire::test {
+namespace {
+
+// A child process running an example, killed when this goes out of scope.
+class ExampleProcess {
+public:
+    explicit ExampleProcess(const std::string& name, const std::string& backend = "epoll") {
+        std::string path = std::string(LW_EXAMPLES_DIR) + "/" + name;
+        int output[2];
+        if (::pipe(output) != 0) return;
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::dup2(output[1], STDOUT_FILENO);
+            ::close(output[0]);
+            ::close(output[1]);
+            ::execl(path.c_str(), path.c_str(), "--port", "0", "--backend", backend.c_str(), nullptr);
+            ::_exit(127);
+        }
+        ::close(output[1]);
+        FILE* lines = ::fdopen(output[0], "r");
+        char line[128] = {};
+        if (std::fgets(line, sizeof line, lines) != nullptr && std::sscanf(line, "listening on %d", &port_) != 1) {
+            port_ = 0;
+        }
+        std::fclose(lines);
+    }
+    ~ExampleProcess() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGTERM);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+    int port() const { return port_; }
+
+private:
+    pid_t pid_ = -1;
+    int port_ = 0;
+};
+
+class Examples : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Backends, Examples, ::testing::Values("epoll", "libuv"),
+                         [](const ::testing::TestParamInfo<std::string>& backendInfo) { return backendInfo.param; });
+
+TEST_P(Examples, HelloWorld) {
+    ExampleProcess example("hello_world", GetParam());
+    ASSERT_GT(example.port(), 0);
+    auto response = fetch(example.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "Hello world!");
+}
+
+TEST_P(Examples, Routing) {
+    ExampleProcess example("routing", GetParam());
+    ASSERT_GT(example.port(), 0);
+    EXPECT_EQ(fetch(example.port(), "GET /users/7 HTTP/1.1\r\nHost: x\r\n\r\n")->body, "user 7");
+    EXPECT_EQ(fetch(example.port(), "GET /users/7/posts/9 HTTP/1.1\r\nHost: x\r\n\r\n")->body, "post 9 of user 7");
+    EXPECT_EQ(fetch(example.port(), "GET /search?q=a+b HTTP/1.1\r\nHost: x\r\n\r\n")->body, "searching for a b");
+    auto yielded = fetch(example.port(), "GET /admin/x HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(yielded->status, 404);
+    EXPECT_EQ(yielded->body, "no route for /admin/x");
+}
+
+TEST_P(Examples, PostBody) {
+    ExampleProcess example("post_body", GetParam());
+    ASSERT_GT(example.port(), 0);
+    std::string body(200000, 'x');
+    auto response = fetch(example.port(), "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n" + body);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "received 200000 bytes");
+}
+
+TEST_P(Examples, Streaming) {
+    ExampleProcess example("streaming", GetParam());
+    ASSERT_GT(example.port(), 0);
+    TestClient client(example.port());
+    client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto response = client.readResponse(false, std::chrono::milliseconds(30000));
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->body.size(), 64u * 1024 * 1024);
+    for (std::size_t i = 0; i < response->body.size(); i += 999983) {
+        ASSERT_EQ(response->body[i], static_cast<char>('a' + i % 26)) << "byte " << i;
+    }
+}
+
+}  // namespace
+}  // namespace loopwire::test
