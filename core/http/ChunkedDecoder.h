@@ -10,7 +10,8 @@
 // - result.data is the payload found by this call: a view into input (empty when none). It is part of consumed.
 // - Complete: the last chunk and the trailer section have been consumed; bytes after result.consumed belong to
 //   the next request. Trailer fields are validated and discarded.
-// - Error: result.error says why; the decoder stays in the error state until reset().
+// - Error: result.error says why; the decoder stays in the error state until reset(). Likewise after Complete,
+//   decode() consumes nothing and answers Complete until reset().
 // - reset() prepares it for the next body.
 #pragma once
 

@@ -459,6 +459,10 @@ void HttpConnection::finishResponse(bool closeConnection) {
 
 void HttpConnection::continueAfterResponse() {
     if (isClosed() || responsePending_ || phase_ == Phase::Closing) return;
+    if (server_.isDispatching() && !pending_.empty()) {
+        server_.resumeAfterDispatch(*this);
+        return;
+    }
     if (phase_ == Phase::Head) processPending();
     if (!isClosed() && hasReceivedEnd() && !responsePending_) {
         shutdownWrite();

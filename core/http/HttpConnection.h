@@ -59,6 +59,8 @@ public:
     WritableHandler onWritable_;
 
 private:
+    friend class HttpServer;
+
     enum class Phase : std::uint8_t {
         Head,     // waiting for (the rest of) a request head
         Body,     // reading a request body
@@ -119,6 +121,8 @@ private:
     bool http10_ = false;
     bool autoCorked_ = false;          // corked by a write outside any callback; the completing call uncorks
     char addressText_[SocketAddress::kMaxTextLength] = {};
+    bool queuedToResume_ = false;
+    HttpConnection* nextToResume_ = nullptr;  // HttpServer's queue of connections to resume
 };
 
 }  // namespace loopwire

@@ -31,6 +31,7 @@ enum Phase : std::uint8_t {
     kName,
     kValueStart,     // after the colon, in the OWS before the value
     kValue,
+    kLengthValue,    // the value of a Content-Length field, read digit by digit
     kValueLf,        // after the CR of a field line
     kEndLf,          // after the CR of the blank line
 };
@@ -48,7 +49,12 @@ enum Flag : std::uint16_t {
     kUpgradeField = 1u << 8,
     kExpectContinue = 1u << 9,
     kConnectMethod = 1u << 10,
+    kLengthDigitSeen = 1u << 11,  // the Content-Length value being read has a digit
+    kLengthOwsAfter = 1u << 12,   // ... and OWS after its digits, so only OWS or CR may follow
 };
+
+// The fields the parser interprets, in HttpParser::fieldKind_ while their line is read.
+enum FieldKind : std::uint8_t { kOtherField, kHost, kExpect, kUpgrade, kConnection, kContentLength, kTransferEncoding };
 
 enum ValueClass : std::uint8_t { kValueChar, kValueOws, kValueOther };
 enum TargetClass : std::uint8_t { kTargetChar, kTargetQuestion, kTargetOther };
@@ -215,6 +221,7 @@ ParseResult HttpParser::parse(char* data, std::size_t length, RequestHead& head)
         case kName: goto name;
         case kValueStart: goto valueStart;
         case kValue: goto value;
+        case kLengthValue: goto lengthValue;
         case kValueLf: goto valueLf;
         case kEndLf: goto endLf;
         default: LW_CHECK(false && "corrupt parser phase"); goto leading;
@@ -412,7 +419,15 @@ name:
         goto fail;
     }
     nameEnd_ = offset(p);
+    error = onFieldName(data);
+    if (error != HttpError::None) goto fail;
     ++p;
+    if (fieldKind_ == kContentLength) {
+        pendingLength_ = 0;
+        flags_ &= static_cast<std::uint16_t>(~(kLengthDigitSeen | kLengthOwsAfter));
+        valueStart_ = valueEnd_ = offset(p);
+        goto lengthValue;
+    }
 
 valueStart:
     while (p != end && isOws(*p)) ++p;
@@ -448,6 +463,38 @@ value:
         goto fail;
     }
     ++p;
+    goto valueLf;
+
+lengthValue:
+    // Content-Length is read digit by digit, so a bad or overflowing length is refused at the byte that makes it
+    // so, and the length is known when the line ends.
+    while (p != end) {
+        const char c = *p;
+        if (c >= '0' && c <= '9') {
+            const unsigned digit = static_cast<unsigned>(c - '0');
+            if ((flags_ & kLengthOwsAfter) || pendingLength_ > (kLargestLength - digit) / 10) {
+                error = HttpError::BadContentLength;
+                goto fail;
+            }
+            pendingLength_ = pendingLength_ * 10 + digit;
+            if (!(flags_ & kLengthDigitSeen)) valueStart_ = offset(p);
+            flags_ |= kLengthDigitSeen;
+            ++p;
+            valueEnd_ = offset(p);
+        } else if (isOws(c)) {
+            if (flags_ & kLengthDigitSeen) flags_ |= kLengthOwsAfter;
+            ++p;
+        } else if (c == '\r' && (flags_ & kLengthDigitSeen)) {
+            ++p;
+            goto valueLf;
+        } else {
+            // Anything else, including a CR that ends an empty value, is not a length.
+            error = c == '\n' ? HttpError::BareLineEnding : HttpError::BadContentLength;
+            goto fail;
+        }
+    }
+    phase = kLengthValue;
+    goto suspend;
 
 valueLf:
     if (p == end) {
@@ -464,8 +511,10 @@ valueLf:
                                          static_cast<std::uint16_t>(valueStart_),
                                          static_cast<std::uint16_t>(valueEnd_ - valueStart_)};
     ++headerCount_;
-    error = onFieldLine(data);
-    if (error != HttpError::None) goto fail;
+    if (fieldKind_ != kOtherField) {
+        error = onFieldLine(data);
+        if (error != HttpError::None) goto fail;
+    }
     goto lineStart;
 
 endLf:
@@ -494,56 +543,32 @@ fail:
     return {ParseStatus::Error, error, 0};
 }
 
-// Applies the field line just recorded. Framing fields are judged here, when their line ends, so that a head
-// that already proves bad framing is refused before it is complete.
-HttpError HttpParser::onFieldLine(const char* data) noexcept {
-    const FieldOffsets& field = fields_[headerCount_ - 1];
-    const std::string_view name(data + field.nameStart, field.nameLength);
-    const std::string_view value(data + field.valueStart, field.valueLength);
-
+// Classifies the field whose name just ended at its colon. Conflicts that the name alone proves are refused here,
+// before its value arrives.
+HttpError HttpParser::onFieldName(const char* data) noexcept {
+    const std::string_view name(data + elementStart_, nameEnd_ - elementStart_);
+    fieldKind_ = kOtherField;
     switch (name.size()) {
         case 4:
             if (name == "host") {
                 if (flags_ & kHostSeen) return HttpError::RepeatedHost;
                 flags_ |= kHostSeen;
+                fieldKind_ = kHost;
             }
             break;
         case 6:
-            if (name == "expect" && equalsLowerCase(value, "100-continue")) flags_ |= kExpectContinue;
+            if (name == "expect") fieldKind_ = kExpect;
             break;
         case 7:
-            if (name == "upgrade" && !value.empty()) flags_ |= kUpgradeField;
+            if (name == "upgrade") fieldKind_ = kUpgrade;
             break;
         case 10:
-            if (name == "connection") {
-                forEachListElement(value, [this](std::string_view option) noexcept {
-                    if (equalsLowerCase(option, "close")) {
-                        flags_ |= kConnectionClose;
-                    } else if (equalsLowerCase(option, "keep-alive")) {
-                        flags_ |= kConnectionKeepAlive;
-                    } else if (equalsLowerCase(option, "upgrade")) {
-                        flags_ |= kConnectionUpgrade;
-                    }
-                    return HttpError::None;
-                });
-            }
+            if (name == "connection") fieldKind_ = kConnection;
             break;
         case 14:
             if (name == "content-length") {
-                // 1*DIGIT only: no sign, no list. A repeated field is accepted only with the same value
-                // (RFC 9110 section 8.6), since then every reader agrees on the length.
-                if (value.empty()) return HttpError::BadContentLength;
-                std::uint64_t length = 0;
-                for (const char c : value) {
-                    if (c < '0' || c > '9') return HttpError::BadContentLength;
-                    const unsigned digit = static_cast<unsigned>(c - '0');
-                    if (length > (kLargestLength - digit) / 10) return HttpError::BadContentLength;
-                    length = length * 10 + digit;
-                }
-                if ((flags_ & kContentLengthSeen) && length != contentLength_) return HttpError::BadContentLength;
                 if (flags_ & kTransferEncodingSeen) return HttpError::ContentLengthWithChunked;
-                flags_ |= kContentLengthSeen;
-                contentLength_ = length;
+                fieldKind_ = kContentLength;
             }
             break;
         case 17:
@@ -553,22 +578,59 @@ HttpError HttpParser::onFieldLine(const char* data) noexcept {
                 if (httpMinor_ == 0) return HttpError::BadTransferEncoding;
                 if (flags_ & kContentLengthSeen) return HttpError::ContentLengthWithChunked;
                 flags_ |= kTransferEncodingSeen;
-                return forEachListElement(value, [this](std::string_view coding) noexcept {
-                    const std::string_view codingName = trimOws(coding.substr(0, coding.find(';')));
-                    if (codingName.empty()) return HttpError::BadTransferEncoding;
-                    for (const char c : codingName) {
-                        if (kChars.tokenLower[uc(c)] == 0) return HttpError::BadTransferEncoding;
-                    }
-                    // Once chunked has been applied nothing may follow it, not even a second chunked: such a
-                    // message can never end with exactly one final chunked, so it is refused at once.
-                    if (flags_ & kChunkedSeen) return HttpError::BadTransferEncoding;
-                    if (equalsLowerCase(codingName, "chunked")) {
-                        flags_ |= kChunkedSeen | kChunkedLast;
-                    }
-                    return HttpError::None;
-                });
+                fieldKind_ = kTransferEncoding;
             }
             break;
+        default:
+            break;
+    }
+    return HttpError::None;
+}
+
+// Applies the value of the field line just recorded, now that the line has ended.
+HttpError HttpParser::onFieldLine(const char* data) noexcept {
+    const FieldOffsets& field = fields_[headerCount_ - 1];
+    const std::string_view value(data + field.valueStart, field.valueLength);
+
+    switch (fieldKind_) {
+        case kExpect:
+            if (equalsLowerCase(value, "100-continue")) flags_ |= kExpectContinue;
+            break;
+        case kUpgrade:
+            if (!value.empty()) flags_ |= kUpgradeField;
+            break;
+        case kConnection:
+            forEachListElement(value, [this](std::string_view option) noexcept {
+                if (equalsLowerCase(option, "close")) {
+                    flags_ |= kConnectionClose;
+                } else if (equalsLowerCase(option, "keep-alive")) {
+                    flags_ |= kConnectionKeepAlive;
+                } else if (equalsLowerCase(option, "upgrade")) {
+                    flags_ |= kConnectionUpgrade;
+                }
+                return HttpError::None;
+            });
+            break;
+        case kContentLength:
+            // The digits were validated as they arrived. A repeated field is accepted only with the same value
+            // (RFC 9110 section 8.6), since then every reader agrees on the length.
+            if ((flags_ & kContentLengthSeen) && pendingLength_ != contentLength_) return HttpError::BadContentLength;
+            flags_ |= kContentLengthSeen;
+            contentLength_ = pendingLength_;
+            break;
+        case kTransferEncoding:
+            return forEachListElement(value, [this](std::string_view coding) noexcept {
+                const std::string_view codingName = trimOws(coding.substr(0, coding.find(';')));
+                if (codingName.empty()) return HttpError::BadTransferEncoding;
+                for (const char c : codingName) {
+                    if (kChars.tokenLower[uc(c)] == 0) return HttpError::BadTransferEncoding;
+                }
+                // Once chunked has been applied nothing may follow it, not even a second chunked: such a message
+                // can never end with exactly one final chunked, so it is refused at once.
+                if (flags_ & kChunkedSeen) return HttpError::BadTransferEncoding;
+                if (equalsLowerCase(codingName, "chunked")) flags_ |= kChunkedSeen | kChunkedLast;
+                return HttpError::None;
+            });
         default:
             break;
     }

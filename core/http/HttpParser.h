@@ -83,6 +83,7 @@ private:
         std::uint16_t valueLength;
     };
 
+    HttpError onFieldName(const char* data) noexcept;
     HttpError onFieldLine(const char* data) noexcept;
     ParseResult complete(char* data, std::size_t consumed, RequestHead& head) noexcept;
 
@@ -90,6 +91,7 @@ private:
     // pointers, because the buffer may move between calls.
     std::uint8_t phase_ = 0;         // where in the grammar position_ is
     std::uint8_t httpMinor_ = 1;
+    std::uint8_t fieldKind_ = 0;     // which special field, if any, the field line being read is
     std::uint16_t flags_ = 0;        // what the special fields said so far (see HttpParser.cpp)
     std::uint16_t headerCount_ = 0;  // complete field lines recorded in fields_
     std::uint32_t position_ = 0;     // bytes of data validated so far
@@ -102,6 +104,7 @@ private:
     std::uint32_t valueStart_ = 0;   // first byte of its value after OWS
     std::uint32_t valueEnd_ = 0;     // one past the last non-OWS byte of its value seen so far
     std::uint64_t contentLength_ = 0;
+    std::uint64_t pendingLength_ = 0;  // the digits of the Content-Length value being read
     FieldOffsets fields_[limits::kMaxHeaderCount] = {};
 };
 

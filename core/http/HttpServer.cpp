@@ -13,6 +13,7 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
 HttpServer::~HttpServer() { close(); }
 
 bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
+    if (isDispatching()) return false;
     auto id = static_cast<Router::HandlerId>(handlers_.size());
     if (!router_.add(method, pattern, id)) return false;
     handlers_.push_back(std::move(handler));
@@ -21,6 +22,7 @@ bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App
 }
 
 bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) {
+    if (isDispatching()) return false;
     return router_.remove(method, pattern);
 }
 
@@ -63,13 +65,31 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
         // A handler that answered, or closed the connection, has taken the request even if it set yield.
         return !request.getYield() || response.hasResponded();
     };
+    ++dispatchDepth_;
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
     if (method == "HEAD" && !hasHeadRoutes_) method = "GET";
     bool handled = router_.dispatch(method, head.path, tryHandler);
     if (!handled && head.method == "HEAD" && hasHeadRoutes_) handled = router_.dispatch("GET", head.path, tryHandler);
+    if (--dispatchDepth_ == 0) {
+        while (resumeQueue_ != nullptr) {
+            HttpConnection* connection = resumeQueue_;
+            resumeQueue_ = connection->nextToResume_;
+            connection->nextToResume_ = nullptr;
+            connection->queuedToResume_ = false;
+            // Still allocated even if it closed meanwhile: connections are freed after the loop's callbacks.
+            connection->continueAfterResponse();
+        }
+    }
     return handled;
+}
+
+void HttpServer::resumeAfterDispatch(HttpConnection& connection) noexcept {
+    if (connection.queuedToResume_) return;
+    connection.queuedToResume_ = true;
+    connection.nextToResume_ = resumeQueue_;
+    resumeQueue_ = &connection;
 }
 
 void HttpServer::reportUnansweredRequest() noexcept {

@@ -46,6 +46,12 @@ public:
     // Runs the handlers that match, in router order, until one does not yield. Returns whether one took it.
     bool dispatch(HttpResponse& response, RequestHead& head);
 
+    // The router cannot dispatch while it dispatches. A connection whose response was completed from inside
+    // another connection's handler, and which has further requests to handle, waits here until the outermost
+    // dispatch returns. Routes cannot be added or removed while dispatching either (addRoute returns false).
+    bool isDispatching() const noexcept { return dispatchDepth_ > 0; }
+    void resumeAfterDispatch(HttpConnection& connection) noexcept;
+
     // Counts handlers that returned without responding and without onAborted; warns on the first.
     void reportUnansweredRequest() noexcept;
     std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
@@ -62,6 +68,8 @@ private:
     std::vector<std::unique_ptr<ListenSocket>> listeners_;
     std::unique_ptr<char[]> queryScratch_;
     std::size_t unansweredRequests_ = 0;
+    std::uint32_t dispatchDepth_ = 0;
+    HttpConnection* resumeQueue_ = nullptr;
     bool hasHeadRoutes_ = false;
 };
 

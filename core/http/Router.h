@@ -4,9 +4,11 @@
 // allocates nothing.
 //
 // Patterns: they start with '/', segments are separated by '/'. A segment ":name" matches any one non-empty
-// segment and captures it as a parameter; a final segment "*" matches whatever remains (see
-// docs/decisions/router.md for the exact rules, which follow uWebSockets v20). Methods are registered as upper
-// case tokens ("GET", "POST") or kAnyMethod for routes that match every method.
+// segment and captures it as a parameter; a final segment "*" matches whatever remains, provided something does
+// ("/a/*" matches "/a/" and "/a/b/c", not "/a"). Paths are given without the query and matched byte for byte;
+// trailing slashes count. See docs/decisions/router.md for the exact rules, which follow uWebSockets v20.
+// Methods are registered as upper case tokens ("GET", "POST") and compared exactly (case-sensitively) with the
+// request's method, or kAnyMethod for routes that match every method.
 //
 // Order: routes for the request's own method are tried before kAnyMethod routes; within each, a static
 // segment wins over a parameter, which wins over a wildcard, segment by segment. A handler may decline

@@ -47,7 +47,13 @@ std::uint16_t boundPort(int fd) noexcept {
 }  // namespace
 
 ListenSocket::ListenSocket(Loop& loop, int fd, std::uint16_t port, AcceptCallback onAccept) noexcept
-    : loop_(loop), port_(port), onAccept_(std::move(onAccept)) {
+    : loop_(loop),
+      port_(port),
+      onAccept_(std::move(onAccept)),
+      resumeAccepting_(loop, [this] {
+          if (isWatched()) loop_.setWatchedEvents(*this, io::kReadable);
+      }) {
+    resumeAccepting_.setKeepsLoopAlive(false);
     loop_.watch(*this, fd, io::kReadable);
 }
 
@@ -118,6 +124,7 @@ std::unique_ptr<ListenSocket> ListenSocket::listenUnix(Loop& loop, std::string_v
 }
 
 void ListenSocket::close() noexcept {
+    resumeAccepting_.stop();
     if (!isWatched()) return;
     int fd = this->fd();
     loop_.unwatch(*this);
@@ -131,8 +138,11 @@ void ListenSocket::onIo(std::uint32_t) {
         socklen_t length = sizeof peer;
         int fd = ::accept4(this->fd(), reinterpret_cast<sockaddr*>(&peer), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            // EAGAIN: the queue is empty. EMFILE and the like: leave the rest queued in the kernel; the next
-            // readiness event retries.
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                loop_.setWatchedEvents(*this, 0);
+                resumeAccepting_.start(kAcceptRetryDelayMs);
+            }
+            // Otherwise EAGAIN (the queue is empty) or an error of that one connection (ECONNABORTED).
             return;
         }
         if (!isUnix_) {

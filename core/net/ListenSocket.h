@@ -8,6 +8,7 @@
 
 #include "SocketAddress.h"
 #include "loop/Loop.h"
+#include "loop/Timer.h"
 
 #include <loopwire/InlineFunction.h>
 
@@ -36,6 +37,9 @@ class ListenSocket final : public IoWatcher {
 public:
     // New connections per readiness event, at most; the rest wait for the next iteration (fairness).
     static constexpr int kAcceptBatch = 64;
+    // After accept fails for lack of descriptors or memory, accepting pauses this long (the connections wait
+    // in the kernel's queue) instead of spinning on a listener that stays readable.
+    static constexpr std::uint64_t kAcceptRetryDelayMs = 100;
 
     using AcceptCallback = InlineFunction<void(int fd, const SocketAddress& remote), 16>;
 
@@ -63,6 +67,7 @@ private:
     bool isUnix_ = false;
     std::string unixPath_;
     AcceptCallback onAccept_;
+    Timer resumeAccepting_;
 };
 
 }  // namespace loopwire

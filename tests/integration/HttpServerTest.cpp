@@ -70,6 +70,45 @@ TEST_P(HttpServer, PipelinedRequestsWaitForAPendingResponse) {
     EXPECT_EQ(second->body, "fast");
 }
 
+TEST_P(HttpServer, AResponseCompletedFromAnotherConnectionResumesItsPipeline) {
+    serve([](App& app) {
+        static HttpResponse* waiting = nullptr;
+        waiting = nullptr;
+        app.get("/wait", [](HttpResponse* res, HttpRequest*) {
+            res->onAborted([] { waiting = nullptr; });
+            waiting = res;
+        });
+        app.get("/after", [](HttpResponse* res, HttpRequest*) { res->end("after"); });
+        app.get("/release", [](HttpResponse* res, HttpRequest*) {
+            // Completing the other response here must not run its next request inside this handler.
+            if (waiting != nullptr) waiting->end("released");
+            waiting = nullptr;
+            res->end("done");
+        });
+    });
+    TestClient a(port());
+    a.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_TRUE(a.staysQuiet(std::chrono::milliseconds(20)));
+    TestClient b(port());
+    b.send("GET /release HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(b.readResponse()->body, "done");
+    EXPECT_EQ(a.readResponse()->body, "released");
+    EXPECT_EQ(a.readResponse()->body, "after");
+}
+
+TEST_P(HttpServer, RoutesCannotChangeWhileDispatching) {
+    std::atomic<int> added{-1};
+    serve([&added](App& app) {
+        app.get("/", [&app, &added](HttpResponse* res, HttpRequest*) {
+            added = app.removeRoute("GET", "/") ? 1 : 0;
+            res->end("still here");
+        });
+    });
+    EXPECT_EQ(fetch(port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")->body, "still here");
+    EXPECT_EQ(added.load(), 0);
+    EXPECT_EQ(fetch(port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")->body, "still here");
+}
+
 TEST_P(HttpServer, ClosesAfterConnectionClose) {
     serve(helloRoutes);
     TestClient client(port());

@@ -496,6 +496,7 @@ TEST(HttpParser, AcceptsEmptyHost) {
 TEST(HttpParser, RejectsRepeatedHost) {
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n"), HttpError::RepeatedHost);
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nHOST: b\r\n"), HttpError::RepeatedHost);  // incomplete
+    EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nhost:"), HttpError::RepeatedHost);  // at its colon
 }
 
 // ---- Content-Length -------------------------------------------------------------------------------------------
@@ -533,6 +534,14 @@ TEST(HttpParser, RejectsMalformedContentLength) {
     }
 }
 
+TEST(HttpParser, RejectsMalformedContentLengthAtOffendingByte) {
+    // Refused before the line, let alone the head, is complete.
+    EXPECT_EQ(refusalOf("PUT / HTTP/1.1\r\nContent-Length: 4 2"), HttpError::BadContentLength);
+    EXPECT_EQ(refusalOf("PUT / HTTP/1.1\r\nContent-Length: x"), HttpError::BadContentLength);
+    EXPECT_EQ(refusalOf("PUT / HTTP/1.1\r\nContent-Length: 92233720368547758070"), HttpError::BadContentLength);
+    EXPECT_EQ(refusalOf("PUT / HTTP/1.1\r\nContent-Length: 5\x01"), HttpError::BadContentLength);
+}
+
 TEST(HttpParser, RejectsEmptyContentLength) {
     EXPECT_EQ(refusalOf(withField("Content-Length:")), HttpError::BadContentLength);
     EXPECT_EQ(refusalOf(withField("Content-Length:   ")), HttpError::BadContentLength);
@@ -558,6 +567,11 @@ TEST(HttpParser, RejectsContentLengthWithTransferEncoding) {
     EXPECT_EQ(refusalOf(withField("Content-Length: 1\r\nTransfer-Encoding: identity")),
               HttpError::ContentLengthWithChunked);
     EXPECT_EQ(refusalOf(withField("Content-Length: 1\r\nTransfer-Encoding:")), HttpError::ContentLengthWithChunked);
+    // At the colon of the second field, before its value.
+    EXPECT_EQ(refusalOf("POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding:"),
+              HttpError::ContentLengthWithChunked);
+    EXPECT_EQ(refusalOf("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length:"),
+              HttpError::ContentLengthWithChunked);
 }
 
 // ---- Transfer-Encoding ----------------------------------------------------------------------------------------
@@ -608,6 +622,7 @@ TEST(HttpParser, RejectsMalformedCoding) {
 
 TEST(HttpParser, RejectsTransferEncodingInHttp10) {
     EXPECT_EQ(refusalOf(withField("Transfer-Encoding: chunked", "HTTP/1.0")), HttpError::BadTransferEncoding);
+    EXPECT_EQ(refusalOf("POST / HTTP/1.0\r\nTransfer-Encoding:"), HttpError::BadTransferEncoding);
 }
 
 // ---- Connection, Expect, Upgrade -------------------------------------------------------------------------------
