@@ -85,6 +85,7 @@ void HttpConnection::processPending() {
 std::size_t HttpConnection::process(char* data, std::size_t length) {
     LW_CHECK(!processing_);
     processing_ = true;
+    RequestHead& head = server_.beginProcessing();
     std::size_t consumed = 0;
     while (consumed < length && !isClosed()) {
         if (phase_ == Phase::Closing) {
@@ -97,7 +98,6 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
         }
         // A later pipelined request waits until the response to the current one is complete.
         if (responsePending_) break;
-        RequestHead head;
         ParseResult result = parser_.parse(data + consumed, length - consumed, head);
         if (result.status == ParseStatus::NeedMore) {
             if (headDeadlineMs_ == 0) headDeadlineMs_ = loop().nowMs() + server_.options().headerTimeoutMs;
@@ -123,6 +123,7 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
         if (!hasBody && !isClosed()) deliverBody({}, true, 0);
     }
     processing_ = false;
+    server_.endProcessing();
     return consumed;
 }
 
@@ -459,8 +460,8 @@ void HttpConnection::finishResponse(bool closeConnection) {
 
 void HttpConnection::continueAfterResponse() {
     if (isClosed() || responsePending_ || phase_ == Phase::Closing) return;
-    if (server_.isDispatching() && !pending_.empty()) {
-        server_.resumeAfterDispatch(*this);
+    if (server_.isProcessing() && !pending_.empty()) {
+        server_.resumeAfterProcessing(*this);
         return;
     }
     if (phase_ == Phase::Head) processPending();

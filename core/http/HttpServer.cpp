@@ -2,13 +2,18 @@
 
 #include "HttpConnection.h"
 #include "HttpParser.h"
+#include "base/Check.h"
 
 #include <cstdio>
 
 namespace loopwire {
 
 HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
-    : loop_(loop), options_(options), connections_(loop), queryScratch_(new char[kQueryScratchBytes]) {}
+    : loop_(loop),
+      options_(options),
+      connections_(loop),
+      queryScratch_(new char[kQueryScratchBytes]),
+      head_(std::make_unique<RequestHead>()) {}
 
 HttpServer::~HttpServer() { close(); }
 
@@ -72,20 +77,29 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     if (method == "HEAD" && !hasHeadRoutes_) method = "GET";
     bool handled = router_.dispatch(method, head.path, tryHandler);
     if (!handled && head.method == "HEAD" && hasHeadRoutes_) handled = router_.dispatch("GET", head.path, tryHandler);
-    if (--dispatchDepth_ == 0) {
-        while (resumeQueue_ != nullptr) {
-            HttpConnection* connection = resumeQueue_;
-            resumeQueue_ = connection->nextToResume_;
-            connection->nextToResume_ = nullptr;
-            connection->queuedToResume_ = false;
-            // Still allocated even if it closed meanwhile: connections are freed after the loop's callbacks.
-            connection->continueAfterResponse();
-        }
-    }
+    --dispatchDepth_;
     return handled;
 }
 
-void HttpServer::resumeAfterDispatch(HttpConnection& connection) noexcept {
+RequestHead& HttpServer::beginProcessing() noexcept {
+    LW_CHECK(!processing_);
+    processing_ = true;
+    return *head_;
+}
+
+void HttpServer::endProcessing() noexcept {
+    processing_ = false;
+    while (resumeQueue_ != nullptr) {
+        HttpConnection* connection = resumeQueue_;
+        resumeQueue_ = connection->nextToResume_;
+        connection->nextToResume_ = nullptr;
+        connection->queuedToResume_ = false;
+        // Still allocated even if it closed meanwhile: connections are freed after the loop's callbacks.
+        connection->continueAfterResponse();
+    }
+}
+
+void HttpServer::resumeAfterProcessing(HttpConnection& connection) noexcept {
     if (connection.queuedToResume_) return;
     connection.queuedToResume_ = true;
     connection.nextToResume_ = resumeQueue_;

@@ -46,11 +46,17 @@ public:
     // Runs the handlers that match, in router order, until one does not yield. Returns whether one took it.
     bool dispatch(HttpResponse& response, RequestHead& head);
 
-    // The router cannot dispatch while it dispatches. A connection whose response was completed from inside
-    // another connection's handler, and which has further requests to handle, waits here until the outermost
-    // dispatch returns. Routes cannot be added or removed while dispatching either (addRoute returns false).
+    // Routes cannot be added or removed while dispatching (addRoute and removeRoute return false).
     bool isDispatching() const noexcept { return dispatchDepth_ > 0; }
-    void resumeAfterDispatch(HttpConnection& connection) noexcept;
+
+    // Connections process requests one at a time per server: the router cannot dispatch while it dispatches,
+    // and the one RequestHead is in use. A connection whose response was completed from inside another
+    // connection's callback, and which has further requests buffered, is queued with resumeAfterProcessing()
+    // and resumed when the outermost processing ends.
+    bool isProcessing() const noexcept { return processing_; }
+    RequestHead& beginProcessing() noexcept;
+    void endProcessing() noexcept;
+    void resumeAfterProcessing(HttpConnection& connection) noexcept;
 
     // Counts handlers that returned without responding and without onAborted; warns on the first.
     void reportUnansweredRequest() noexcept;
@@ -69,7 +75,10 @@ private:
     std::unique_ptr<char[]> queryScratch_;
     std::size_t unansweredRequests_ = 0;
     std::uint32_t dispatchDepth_ = 0;
+    bool processing_ = false;
     HttpConnection* resumeQueue_ = nullptr;
+    // Filled by the parser for each request; views into the connection's bytes. Not zeroed per request.
+    std::unique_ptr<RequestHead> head_;
     bool hasHeadRoutes_ = false;
 };
 
