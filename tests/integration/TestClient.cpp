@@ -180,6 +180,8 @@ bool TestClient::waitForClose(std::chrono::milliseconds deadline) {
     return closed_;
 }
 
+bool TestClient::idleNow() { return buffered_.empty() && !fill(Clock::now()) && !closed_; }
+
 bool TestClient::staysQuiet(std::chrono::milliseconds quiet) {
     bool gotSomething = fill(Clock::now() + quiet);
     return !gotSomething && !closed_;

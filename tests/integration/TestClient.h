@@ -47,6 +47,8 @@ public:
     std::string readUntilClose(std::chrono::milliseconds deadline = kDefaultDeadline);
     // True when the peer closed (EOF or reset) within the deadline, with no further bytes.
     bool waitForClose(std::chrono::milliseconds deadline = kDefaultDeadline);
+    // True when no byte is waiting, now, and the connection is open (no wait).
+    bool idleNow();
     // True when nothing arrives and the connection stays open for `quiet`.
     bool staysQuiet(std::chrono::milliseconds quiet);
     // Reads exactly n bytes (or fewer at the deadline).
