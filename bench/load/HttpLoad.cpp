@@ -12,9 +12,12 @@
 namespace loopwire::lwload {
 
 HttpWorker::HttpWorker(const HttpWorkerConfig& config)
-    : config_(config), plan_(config.plan), connections_(config.connections),
+    : config_(config),
+      plan_(config.plan),
+      connections_(config.connections),
       recvBuffer_(new char[limits::kRecvBufferBytes]) {
-    for (Connection& c : connections_) c.parser.setHeadRequest(config.headRequest);
+    for (Connection& c : connections_)
+        c.parser.setHeadRequest(config.headRequest);
 }
 
 void HttpWorker::run() {
@@ -26,10 +29,12 @@ void HttpWorker::run() {
         endNs_ = start;
         return;
     }
-    for (Connection& c : connections_) open(c, start);
+    for (Connection& c : connections_)
+        open(c, start);
     endNs_ = runWorkerLoop(*this, epoll_, plan_, measuring_);
     running_ = false;
-    for (Connection& c : connections_) closeSocket(c);
+    for (Connection& c : connections_)
+        closeSocket(c);
 }
 
 void HttpWorker::open(Connection& c, std::int64_t now) {
@@ -178,7 +183,7 @@ void HttpWorker::onReadable(Connection& c) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
         ++stats_.errors.read;
-        reopen(c, monotonicNs(), false);
+        reopen(c, monotonicNs(), true);
         return;
     }
 }
@@ -223,36 +228,41 @@ void HttpWorker::onEof(Connection& c, std::int64_t now) {
     const ResponseResult result = c.parser.finish();
     if (result.status == ResponseStatus::Complete) {
         countResponse(c, now);  // a body delimited by the end of the connection
-    } else if (result.status == ResponseStatus::Error || c.pending > 0) {
-        ++stats_.errors.read;  // closed inside a response, or with requests unanswered
+        reopen(c, now, false);
+        return;
     }
-    reopen(c, now, false);
+    if (result.status == ResponseStatus::Error || c.pending > 0) {
+        ++stats_.errors.read;  // closed inside a response, or with requests unanswered
+        reopen(c, now, true);
+        return;
+    }
+    reopen(c, now, false);  // closed between responses with nothing outstanding: not an error
 }
 
 void HttpWorker::protocolError(Connection& c, const char* what, std::int64_t now) {
     ++stats_.errors.protocol;
     if (firstProtocolError_ == nullptr) firstProtocolError_ = what;
-    reopen(c, now, false);
+    reopen(c, now, true);
 }
 
 void HttpWorker::sweep(std::int64_t now) {
     for (Connection& c : connections_) {
         switch (c.state) {
-        case State::Closed:
-            if (running_ && now >= c.retryAtNs) open(c, now);
-            break;
-        case State::Connecting:
-            if (now - c.sentNs > plan_.timeoutNs) {
-                ++stats_.errors.connect;
-                reopen(c, now, true);
-            }
-            break;
-        case State::Open:
-            if (c.pending > 0 && now - c.sentNs > plan_.timeoutNs) {
-                ++stats_.errors.timeout;
-                reopen(c, now, false);
-            }
-            break;
+            case State::Closed:
+                if (running_ && now >= c.retryAtNs) open(c, now);
+                break;
+            case State::Connecting:
+                if (now - c.sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.connect;
+                    reopen(c, now, true);
+                }
+                break;
+            case State::Open:
+                if (c.pending > 0 && now - c.sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.timeout;
+                    reopen(c, now, false);
+                }
+                break;
         }
     }
 }

@@ -3,7 +3,11 @@
 // Each connection writes a batch of `pipeline` requests (pre-built bytes, concatenated once per run), reads and
 // parses every response, and writes the next batch when the whole batch has been answered. A response with
 // "Connection: close" (or a body that runs to the end of the connection) is counted, then the connection is
-// reopened. Latency is the time from writing a batch to the end of each of its responses.
+// reopened at once. Latency is the time from writing a batch to the end of each of its responses.
+//
+// Errors (see ErrorCounts) close the connection; it is reopened after kReconnectBackoffNs, so that a server that
+// refuses, resets or garbles every connection is not hammered in a busy loop. A timed-out connection is reopened
+// at once. Requests lost with a connection are not counted; in a --requests run they are sent again.
 //
 // Contract
 // - Construct on any thread; run() on the thread that owns the worker, once. stats() and endNs() are read after
@@ -26,11 +30,11 @@ namespace loopwire::lwload {
 
 struct HttpWorkerConfig {
     const ResolvedTarget* target = nullptr;
-    std::string_view requestBatch;   // `pipeline` copies of the request, back to back; outlives the worker
-    std::size_t requestBytes = 0;    // the size of one request
+    std::string_view requestBatch;  // `pipeline` copies of the request, back to back; outlives the worker
+    std::size_t requestBytes = 0;   // the size of one request
     std::uint32_t pipeline = 1;
-    std::uint32_t connections = 0;   // this worker's share
-    bool headRequest = false;        // the method is HEAD: responses have no body
+    std::uint32_t connections = 0;  // this worker's share
+    bool headRequest = false;       // the method is HEAD: responses have no body
     RunPlan plan;
 };
 
@@ -57,12 +61,12 @@ private:
         int fd = -1;
         std::uint32_t generation = 0;  // bumped on every close, so a caller can tell the socket was replaced
         State state = State::Closed;
-        bool wantWrite = false;        // EPOLLOUT is registered
-        std::uint32_t pending = 0;     // responses still expected for the batch in flight
+        bool wantWrite = false;     // EPOLLOUT is registered
+        std::uint32_t pending = 0;  // responses still expected for the batch in flight
         std::size_t writeOffset = 0;
         std::size_t writeLength = 0;
-        std::int64_t sentNs = 0;       // when the batch was written (when connecting: when the connect began)
-        std::int64_t retryAtNs = 0;    // State::Closed: when to connect again
+        std::int64_t sentNs = 0;     // when the batch was written (when connecting: when the connect began)
+        std::int64_t retryAtNs = 0;  // State::Closed: when to connect again
         ResponseParser parser;
     };
 

@@ -13,11 +13,24 @@ constexpr bool isTokenChar(unsigned char c) noexcept {
     if (c >= '0' && c <= '9') return true;
     if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
     switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-        return true;
-    default:
-        return false;
+        case '!':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '\'':
+        case '*':
+        case '+':
+        case '-':
+        case '.':
+        case '^':
+        case '_':
+        case '`':
+        case '|':
+        case '~':
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -27,8 +40,10 @@ constexpr bool isTextChar(unsigned char c) noexcept { return c == '\t' || (c >= 
 constexpr bool isWhitespace(char c) noexcept { return c == ' ' || c == '\t'; }
 
 constexpr std::string_view trim(std::string_view s) noexcept {
-    while (!s.empty() && isWhitespace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isWhitespace(s.back())) s.remove_suffix(1);
+    while (!s.empty() && isWhitespace(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isWhitespace(s.back()))
+        s.remove_suffix(1);
     return s;
 }
 

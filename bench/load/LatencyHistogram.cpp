@@ -5,7 +5,8 @@
 namespace loopwire::lwload {
 
 void LatencyHistogram::merge(const LatencyHistogram& other) noexcept {
-    for (std::size_t i = 0; i < kBucketCount; ++i) counts_[i] += other.counts_[i];
+    for (std::size_t i = 0; i < kBucketCount; ++i)
+        counts_[i] += other.counts_[i];
     count_ += other.count_;
     sum_ += other.sum_;
     if (other.max_ > max_) max_ = other.max_;

@@ -21,8 +21,8 @@ namespace loopwire::lwload {
 class LatencyHistogram {
 public:
     static constexpr unsigned kSubBucketBits = 8;
-    static constexpr std::size_t kSubBuckets = std::size_t{1} << kSubBucketBits;  // 256
-    static constexpr std::size_t kHalf = kSubBuckets / 2;                           // 128
+    static constexpr std::size_t kSubBuckets = std::size_t{1} << kSubBucketBits;            // 256
+    static constexpr std::size_t kHalf = kSubBuckets / 2;                                   // 128
     static constexpr std::size_t kBucketCount = (64 - kSubBucketBits + 1) * kHalf + kHalf;  // 7424
 
     void record(std::uint64_t value) noexcept {

@@ -45,7 +45,8 @@ inline constexpr int kMaxEpollEvents = 512;
 // How often each worker checks for timed-out requests and reconnects connections that are backing off. It also
 // bounds how late a worker notices the end of the run or a SIGINT.
 inline constexpr std::int64_t kSweepIntervalNs = 50'000'000;
-// How long a connection waits after a failed connect or a refused handshake before it tries again.
+// How long a connection waits after an error (failed connect, reset, protocol error, refused handshake) before
+// it tries again.
 inline constexpr std::int64_t kReconnectBackoffNs = 100'000'000;
 
 }  // namespace loopwire::lwload::limits

@@ -288,7 +288,8 @@ std::string buildHttpRequest(const LoadOptions& options, const std::string& body
     request.reserve(128 + options.target.path.size() + body.size());
     request.append(options.method).append(" ").append(options.target.path).append(" HTTP/1.1\r\n");
     if (!hostGiven) request.append("Host: ").append(options.target.authority).append("\r\n");
-    for (const std::string& header : options.headers) request.append(header).append("\r\n");
+    for (const std::string& header : options.headers)
+        request.append(header).append("\r\n");
     if (options.hasBody) request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
     request.append("\r\n");
     request.append(body);

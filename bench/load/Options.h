@@ -24,9 +24,9 @@ struct LoadOptions {
     std::uint32_t threads = 1;
     double durationSeconds = 10.0;  // measured time; the time limit of a --requests run when given
     bool durationGiven = false;
-    double warmupSeconds = 0.0;     // run before measuring, not counted
-    double timeoutSeconds = 5.0;    // a request (or echo) outstanding longer than this is an error
-    std::uint64_t requests = 0;     // stop after this many responses (or echoes); 0: run for the duration
+    double warmupSeconds = 0.0;   // run before measuring, not counted
+    double timeoutSeconds = 5.0;  // a request (or echo) outstanding longer than this is an error
+    std::uint64_t requests = 0;   // stop after this many responses (or echoes); 0: run for the duration
 
     // HTTP.
     std::uint32_t pipeline = 1;
@@ -43,8 +43,8 @@ struct LoadOptions {
 
 struct ParseOutcome {
     bool ok = false;
-    bool help = false;   // --help was given: print usageText() and exit 0
-    std::string error;   // when !ok && !help
+    bool help = false;  // --help was given: print usageText() and exit 0
+    std::string error;  // when !ok && !help
     LoadOptions options;
 };
 

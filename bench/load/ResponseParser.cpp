@@ -26,21 +26,36 @@ int hexValue(char c) noexcept {
 
 const char* responseErrorName(ResponseError error) noexcept {
     switch (error) {
-    case ResponseError::None: return "none";
-    case ResponseError::BadLineEnding: return "bad line ending";
-    case ResponseError::LineTooLong: return "line too long";
-    case ResponseError::HeadTooLarge: return "head too large";
-    case ResponseError::TooManyHeaders: return "too many header fields";
-    case ResponseError::BadStatusLine: return "bad status line";
-    case ResponseError::BadHeader: return "bad header field";
-    case ResponseError::BadContentLength: return "bad Content-Length";
-    case ResponseError::BadTransferEncoding: return "bad Transfer-Encoding";
-    case ResponseError::ConflictingFraming: return "both Content-Length and Transfer-Encoding";
-    case ResponseError::BadChunkSize: return "bad chunk size line";
-    case ResponseError::BadChunkEnd: return "chunk data not followed by CRLF";
-    case ResponseError::UnexpectedUpgrade: return "unexpected 101 Switching Protocols";
-    case ResponseError::TooManyInterim: return "too many 1xx responses";
-    case ResponseError::Truncated: return "connection closed inside a response";
+        case ResponseError::None:
+            return "none";
+        case ResponseError::BadLineEnding:
+            return "bad line ending";
+        case ResponseError::LineTooLong:
+            return "line too long";
+        case ResponseError::HeadTooLarge:
+            return "head too large";
+        case ResponseError::TooManyHeaders:
+            return "too many header fields";
+        case ResponseError::BadStatusLine:
+            return "bad status line";
+        case ResponseError::BadHeader:
+            return "bad header field";
+        case ResponseError::BadContentLength:
+            return "bad Content-Length";
+        case ResponseError::BadTransferEncoding:
+            return "bad Transfer-Encoding";
+        case ResponseError::ConflictingFraming:
+            return "both Content-Length and Transfer-Encoding";
+        case ResponseError::BadChunkSize:
+            return "bad chunk size line";
+        case ResponseError::BadChunkEnd:
+            return "chunk data not followed by CRLF";
+        case ResponseError::UnexpectedUpgrade:
+            return "unexpected 101 Switching Protocols";
+        case ResponseError::TooManyInterim:
+            return "too many 1xx responses";
+        case ResponseError::Truncated:
+            return "connection closed inside a response";
     }
     return "unknown";
 }
@@ -79,80 +94,79 @@ ResponseResult ResponseParser::feed(std::string_view input) {
     std::size_t pos = 0;
     while (pos < input.size()) {
         switch (state_) {
-        case State::Body:
-        case State::ChunkData: {
-            const std::size_t available = input.size() - pos;
-            const std::size_t take =
-                bodyRemaining_ < available ? static_cast<std::size_t>(bodyRemaining_) : available;
-            pos += take;
-            bodyRemaining_ -= take;
-            bodyBytes_ += take;
-            if (bodyRemaining_ == 0) {
-                if (state_ == State::Body) {
-                    state_ = State::Done;
-                    return {ResponseStatus::Complete, ResponseError::None, pos};
+            case State::Body:
+            case State::ChunkData: {
+                const std::size_t available = input.size() - pos;
+                const std::size_t take =
+                    bodyRemaining_ < available ? static_cast<std::size_t>(bodyRemaining_) : available;
+                pos += take;
+                bodyRemaining_ -= take;
+                bodyBytes_ += take;
+                if (bodyRemaining_ == 0) {
+                    if (state_ == State::Body) {
+                        state_ = State::Done;
+                        return {ResponseStatus::Complete, ResponseError::None, pos};
+                    }
+                    state_ = State::ChunkDataEnd;
+                    crSeen_ = false;
                 }
-                state_ = State::ChunkDataEnd;
-                crSeen_ = false;
+                break;
             }
-            break;
-        }
-        case State::ChunkDataEnd: {
-            // Byte by byte, so that chunk data longer than its size is caught at the first extra byte.
-            const char c = input[pos++];
-            if (!crSeen_) {
-                if (c != '\r') {
-                    error_ = ResponseError::BadChunkEnd;
+            case State::ChunkDataEnd: {
+                // Byte by byte, so that chunk data longer than its size is caught at the first extra byte.
+                const char c = input[pos++];
+                if (!crSeen_) {
+                    if (c != '\r') {
+                        error_ = ResponseError::BadChunkEnd;
+                        state_ = State::Failed;
+                        return {ResponseStatus::Error, error_, pos};
+                    }
+                    crSeen_ = true;
+                } else {
+                    if (c != '\n') {
+                        error_ = ResponseError::BadChunkEnd;
+                        state_ = State::Failed;
+                        return {ResponseStatus::Error, error_, pos};
+                    }
+                    state_ = State::ChunkSizeLine;
+                }
+                break;
+            }
+            case State::BodyUntilClose:
+                bodyBytes_ += input.size() - pos;
+                pos = input.size();
+                break;
+            case State::Done:
+            case State::Failed:
+                return {ResponseStatus::Error, error_, pos};  // unreachable: handled below after each line
+            default: {
+                std::string_view line;
+                ResponseError error = ResponseError::None;
+                if (!takeLine(input, pos, line, error)) {
+                    if (error == ResponseError::None) break;  // the rest of input is the start of a line
+                    error_ = error;
                     state_ = State::Failed;
                     return {ResponseStatus::Error, error_, pos};
                 }
-                crSeen_ = true;
-            } else {
-                if (c != '\n') {
-                    error_ = ResponseError::BadChunkEnd;
+                error = onLine(line);
+                if (lineBuffered_) {
+                    lineBuffer_.clear();
+                    lineBuffered_ = false;
+                }
+                if (error != ResponseError::None) {
+                    error_ = error;
                     state_ = State::Failed;
                     return {ResponseStatus::Error, error_, pos};
                 }
-                state_ = State::ChunkSizeLine;
+                if (state_ == State::Done) return {ResponseStatus::Complete, ResponseError::None, pos};
+                break;
             }
-            break;
-        }
-        case State::BodyUntilClose:
-            bodyBytes_ += input.size() - pos;
-            pos = input.size();
-            break;
-        case State::Done:
-        case State::Failed:
-            return {ResponseStatus::Error, error_, pos};  // unreachable: handled below after each line
-        default: {
-            std::string_view line;
-            ResponseError error = ResponseError::None;
-            if (!takeLine(input, pos, line, error)) {
-                if (error == ResponseError::None) break;  // the rest of input is the start of a line
-                error_ = error;
-                state_ = State::Failed;
-                return {ResponseStatus::Error, error_, pos};
-            }
-            error = onLine(line);
-            if (lineBuffered_) {
-                lineBuffer_.clear();
-                lineBuffered_ = false;
-            }
-            if (error != ResponseError::None) {
-                error_ = error;
-                state_ = State::Failed;
-                return {ResponseStatus::Error, error_, pos};
-            }
-            if (state_ == State::Done) return {ResponseStatus::Complete, ResponseError::None, pos};
-            break;
-        }
         }
     }
     return {ResponseStatus::NeedMore, ResponseError::None, pos};
 }
 
-bool ResponseParser::takeLine(std::string_view input, std::size_t& pos, std::string_view& line,
-                              ResponseError& error) {
+bool ResponseParser::takeLine(std::string_view input, std::size_t& pos, std::string_view& line, ResponseError& error) {
     const char* start = input.data() + pos;
     const std::size_t available = input.size() - pos;
     const std::size_t buffered = lineBuffered_ ? lineBuffer_.size() : 0;
@@ -193,18 +207,18 @@ bool ResponseParser::takeLine(std::string_view input, std::size_t& pos, std::str
 
 ResponseError ResponseParser::onLine(std::string_view line) noexcept {
     switch (state_) {
-    case State::StatusLine:
-    case State::HeaderLine:
-    case State::TrailerLine:
-        headBytes_ += line.size() + 2;
-        if (headBytes_ > limits::kMaxHeadBytes) return ResponseError::HeadTooLarge;
-        if (state_ == State::StatusLine) return onStatusLine(line);
-        if (state_ == State::HeaderLine) return onHeaderLine(line);
-        return onTrailerLine(line);
-    case State::ChunkSizeLine:
-        return onChunkSizeLine(line);
-    default:
-        return ResponseError::None;
+        case State::StatusLine:
+        case State::HeaderLine:
+        case State::TrailerLine:
+            headBytes_ += line.size() + 2;
+            if (headBytes_ > limits::kMaxHeadBytes) return ResponseError::HeadTooLarge;
+            if (state_ == State::StatusLine) return onStatusLine(line);
+            if (state_ == State::HeaderLine) return onHeaderLine(line);
+            return onTrailerLine(line);
+        case State::ChunkSizeLine:
+            return onChunkSizeLine(line);
+        default:
+            return ResponseError::None;
     }
 }
 
@@ -314,7 +328,8 @@ ResponseError ResponseParser::onChunkSizeLine(std::string_view line) noexcept {
         size = (size << 4) | static_cast<std::uint64_t>(digit);
     }
     if (i == 0 || size > (UINT64_MAX >> 1)) return ResponseError::BadChunkSize;
-    while (i < line.size() && isWhitespace(line[i])) ++i;
+    while (i < line.size() && isWhitespace(line[i]))
+        ++i;
     if (i < line.size()) {
         // chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ): checked loosely, bounded by the line.
         if (line[i] != ';') return ResponseError::BadChunkSize;
@@ -344,20 +359,20 @@ ResponseError ResponseParser::onTrailerLine(std::string_view line) noexcept {
 
 ResponseResult ResponseParser::finish() noexcept {
     switch (state_) {
-    case State::BodyUntilClose:
-        state_ = State::Done;
-        return {ResponseStatus::Complete, ResponseError::None, 0};
-    case State::Done:
-        return {ResponseStatus::Complete, ResponseError::None, 0};
-    case State::Failed:
-        return {ResponseStatus::Error, error_, 0};
-    case State::StatusLine:
-        if (!started_) return {ResponseStatus::NeedMore, ResponseError::None, 0};
-        [[fallthrough]];
-    default:
-        error_ = ResponseError::Truncated;
-        state_ = State::Failed;
-        return {ResponseStatus::Error, error_, 0};
+        case State::BodyUntilClose:
+            state_ = State::Done;
+            return {ResponseStatus::Complete, ResponseError::None, 0};
+        case State::Done:
+            return {ResponseStatus::Complete, ResponseError::None, 0};
+        case State::Failed:
+            return {ResponseStatus::Error, error_, 0};
+        case State::StatusLine:
+            if (!started_) return {ResponseStatus::NeedMore, ResponseError::None, 0};
+            [[fallthrough]];
+        default:
+            error_ = ResponseError::Truncated;
+            state_ = State::Failed;
+            return {ResponseStatus::Error, error_, 0};
     }
 }
 

@@ -32,20 +32,20 @@ enum class ResponseStatus : std::uint8_t { Complete, NeedMore, Error };
 
 enum class ResponseError : std::uint8_t {
     None,
-    BadLineEnding,           // a line ended with LF alone
-    LineTooLong,             // a line longer than kMaxLineBytes
-    HeadTooLarge,            // head (or trailer section) longer than kMaxHeadBytes
-    TooManyHeaders,          // more than kMaxHeaderCount fields
-    BadStatusLine,           // not "HTTP/1.x SP 3DIGIT [SP reason]"
-    BadHeader,               // a field line that is not "token: value", or an obs-fold
-    BadContentLength,        // not a decimal number, too large, or two different values
-    BadTransferEncoding,     // chunked applied twice or not last
-    ConflictingFraming,      // both Content-Length and Transfer-Encoding
-    BadChunkSize,            // not hex, more than kMaxChunkSizeDigits digits, or a bad extension
-    BadChunkEnd,             // chunk data not followed by CRLF
-    UnexpectedUpgrade,       // 101 Switching Protocols to a plain HTTP request
-    TooManyInterim,          // more than kMaxInterimResponses 1xx responses before the final one
-    Truncated,               // the connection ended inside a response
+    BadLineEnding,        // a line ended with LF alone
+    LineTooLong,          // a line longer than kMaxLineBytes
+    HeadTooLarge,         // head (or trailer section) longer than kMaxHeadBytes
+    TooManyHeaders,       // more than kMaxHeaderCount fields
+    BadStatusLine,        // not "HTTP/1.x SP 3DIGIT [SP reason]"
+    BadHeader,            // a field line that is not "token: value", or an obs-fold
+    BadContentLength,     // not a decimal number, too large, or two different values
+    BadTransferEncoding,  // chunked applied twice or not last
+    ConflictingFraming,   // both Content-Length and Transfer-Encoding
+    BadChunkSize,         // not hex, more than kMaxChunkSizeDigits digits, or a bad extension
+    BadChunkEnd,          // chunk data not followed by CRLF
+    UnexpectedUpgrade,    // 101 Switching Protocols to a plain HTTP request
+    TooManyInterim,       // more than kMaxInterimResponses 1xx responses before the final one
+    Truncated,            // the connection ended inside a response
 };
 
 const char* responseErrorName(ResponseError error) noexcept;
@@ -75,7 +75,7 @@ private:
     enum class State : std::uint8_t {
         StatusLine,
         HeaderLine,
-        Body,          // bodyRemaining_ bytes to skip
+        Body,  // bodyRemaining_ bytes to skip
         BodyUntilClose,
         ChunkSizeLine,
         ChunkData,     // bodyRemaining_ bytes of the current chunk to skip

@@ -73,8 +73,8 @@ std::string formatJson(const RunReport& report) {
     out.append("{\"mode\":\"").append(report.mode).append("\",\"url\":\"");
     appendEscaped(out, report.url);
     out.append("\"");
-    appendFormat(out, ",\"connections\":%" PRIu32 ",\"threads\":%" PRIu32 ",\"pipeline\":%" PRIu32,
-                 report.connections, report.threads, report.pipeline);
+    appendFormat(out, ",\"connections\":%" PRIu32 ",\"threads\":%" PRIu32 ",\"pipeline\":%" PRIu32, report.connections,
+                 report.threads, report.pipeline);
     if (std::string_view(report.mode) == "ws") {
         appendFormat(out, ",\"message_bytes\":%" PRIu64 ",\"message_type\":\"%s\"", report.messageBytes,
                      report.text ? "text" : "binary");
@@ -82,15 +82,13 @@ std::string formatJson(const RunReport& report) {
     appendFormat(out, ",\"duration_s\":%.3f,\"requests\":%" PRIu64 ",\"rps\":%.1f,\"non2xx\":%" PRIu64,
                  report.durationSeconds, s.requests, rps, s.non2xx);
     appendFormat(out,
-                 ",\"errors\":{\"connect\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64
-                 ",\"protocol\":%" PRIu64 ",\"timeout\":%" PRIu64 ",\"verify\":%" PRIu64 "}",
-                 s.errors.connect, s.errors.read, s.errors.write, s.errors.protocol, s.errors.timeout,
-                 s.errors.verify);
+                 ",\"errors\":{\"connect\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"protocol\":%" PRIu64
+                 ",\"timeout\":%" PRIu64 ",\"verify\":%" PRIu64 "}",
+                 s.errors.connect, s.errors.read, s.errors.write, s.errors.protocol, s.errors.timeout, s.errors.verify);
     appendFormat(out, ",\"reconnects\":%" PRIu64 ",\"bytes_read\":%" PRIu64, s.reconnects, s.bytesRead);
     appendFormat(out, ",\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f,\"mean\":%.1f}",
                  microseconds(s.latency.percentile(50.0)), microseconds(s.latency.percentile(99.0)),
-                 microseconds(s.latency.percentile(99.9)), microseconds(s.latency.max()),
-                 s.latency.mean() / 1000.0);
+                 microseconds(s.latency.percentile(99.9)), microseconds(s.latency.max()), s.latency.mean() / 1000.0);
     appendFormat(out, ",\"client_cpu_s\":%.3f}", report.clientCpuSeconds);
     return out;
 }

@@ -28,7 +28,7 @@ struct RunStats {
     std::uint64_t bytesRead = 0;   // every byte read from the sockets
     std::uint64_t reconnects = 0;  // connections reopened (Connection: close, errors, timeouts)
     ErrorCounts errors;
-    LatencyHistogram latency;      // nanoseconds from writing a request (batch) to the end of its response
+    LatencyHistogram latency;  // nanoseconds from writing a request (batch) to the end of its response
 
     void merge(const RunStats& other) noexcept;
     void reset() noexcept;
@@ -40,8 +40,8 @@ struct RunReport {
     std::uint32_t connections = 0;
     std::uint32_t threads = 0;
     std::uint32_t pipeline = 1;
-    double durationSeconds = 0.0;  // measured: from the end of the warm-up to the end of the run
-    double clientCpuSeconds = 0.0; // user + system CPU time lwload used, warm-up included
+    double durationSeconds = 0.0;    // measured: from the end of the warm-up to the end of the run
+    double clientCpuSeconds = 0.0;   // user + system CPU time lwload used, warm-up included
     std::uint64_t messageBytes = 0;  // ws only
     bool text = false;               // ws only
     RunStats stats;

@@ -16,7 +16,8 @@ void Sha1::compress(const std::uint8_t* block) noexcept {
         w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
                (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
     }
-    for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    for (int i = 16; i < 80; ++i)
+        w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
 
     std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3], e = state_[4];
     for (int i = 0; i < 80; ++i) {
@@ -76,7 +77,8 @@ Sha1::Digest Sha1::digest() noexcept {
         blockLength_ = 0;
     }
     std::memset(block_ + blockLength_, 0, 56 - blockLength_);
-    for (int i = 0; i < 8; ++i) block_[56 + i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
+    for (int i = 0; i < 8; ++i)
+        block_[56 + i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
     compress(block_);
     blockLength_ = 0;
 

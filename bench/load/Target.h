@@ -17,7 +17,7 @@ enum class Scheme : std::uint8_t { Http, WebSocket };
 
 struct TargetUrl {
     Scheme scheme = Scheme::Http;
-    std::string host;        // without the brackets of an IPv6 literal
+    std::string host;  // without the brackets of an IPv6 literal
     std::uint16_t port = 80;
     std::string path = "/";  // the request-target: path and query, never empty
     std::string authority;   // host[:port] as written in the URL, for the Host header

@@ -57,7 +57,8 @@ std::int64_t runWorkerLoop(Worker& worker, Epoll& epoll, const RunPlan& plan, bo
         now = monotonicNs();
         if (n <= 0) continue;  // timeout, or EINTR
         if (now >= plan.deadlineNs) break;
-        for (int i = 0; i < n; ++i) worker.onEvent(events[i].data.ptr, events[i].events, now);
+        for (int i = 0; i < n; ++i)
+            worker.onEvent(events[i].data.ptr, events[i].events, now);
         now = monotonicNs();
     }
     return now;

@@ -72,8 +72,8 @@ private:
     WsFrameResult fail(WsFrameError error, std::size_t consumed) noexcept;
 
     std::uint64_t maxMessageBytes_;
-    std::uint64_t remaining_ = 0;      // payload bytes of the current frame still to come
-    std::uint64_t messageBytes_ = 0;   // payload bytes of the current data message so far
+    std::uint64_t remaining_ = 0;     // payload bytes of the current frame still to come
+    std::uint64_t messageBytes_ = 0;  // payload bytes of the current data message so far
     State state_ = State::Header;
     WsOpcode opcode_ = WsOpcode::Binary;         // of the current frame, continuation resolved
     WsOpcode messageOpcode_ = WsOpcode::Binary;  // of the data message in progress

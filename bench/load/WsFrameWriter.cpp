@@ -16,7 +16,8 @@ std::size_t writeClientHeader(std::uint8_t* out, WsOpcode op, bool fin, std::uin
         out[i++] = static_cast<std::uint8_t>(n);
     } else {
         out[i++] = 0x80 | 127;
-        for (int shift = 56; shift >= 0; shift -= 8) out[i++] = static_cast<std::uint8_t>(n >> shift);
+        for (int shift = 56; shift >= 0; shift -= 8)
+            out[i++] = static_cast<std::uint8_t>(n >> shift);
     }
     std::memcpy(out + i, mask, 4);
     return i + 4;
@@ -24,7 +25,8 @@ std::size_t writeClientHeader(std::uint8_t* out, WsOpcode op, bool fin, std::uin
 
 void applyMask(std::uint8_t* out, const std::uint8_t* in, std::size_t n, const std::uint8_t (&mask)[4],
                std::size_t offset) noexcept {
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(in[i] ^ mask[(offset + i) & 3]);
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<std::uint8_t>(in[i] ^ mask[(offset + i) & 3]);
 }
 
 std::size_t writeClientControlFrame(std::uint8_t* out, WsOpcode op, std::string_view payload,

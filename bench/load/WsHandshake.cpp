@@ -34,13 +34,20 @@ std::string buildUpgradeRequest(std::string_view path, std::string_view host, st
 
 const char* handshakeErrorName(HandshakeError error) noexcept {
     switch (error) {
-    case HandshakeError::None: return "none";
-    case HandshakeError::BadResponse: return "malformed upgrade response";
-    case HandshakeError::NotSwitching: return "status is not 101";
-    case HandshakeError::MissingUpgrade: return "no Upgrade: websocket";
-    case HandshakeError::MissingConnection: return "no Connection: upgrade";
-    case HandshakeError::BadAccept: return "wrong Sec-WebSocket-Accept";
-    case HandshakeError::UnexpectedExtension: return "unexpected Sec-WebSocket-Extensions";
+        case HandshakeError::None:
+            return "none";
+        case HandshakeError::BadResponse:
+            return "malformed upgrade response";
+        case HandshakeError::NotSwitching:
+            return "status is not 101";
+        case HandshakeError::MissingUpgrade:
+            return "no Upgrade: websocket";
+        case HandshakeError::MissingConnection:
+            return "no Connection: upgrade";
+        case HandshakeError::BadAccept:
+            return "wrong Sec-WebSocket-Accept";
+        case HandshakeError::UnexpectedExtension:
+            return "unexpected Sec-WebSocket-Extensions";
     }
     return "unknown";
 }

@@ -14,7 +14,10 @@
 namespace loopwire::lwload {
 
 WsWorker::WsWorker(const WsWorkerConfig& config)
-    : config_(config), plan_(config.plan), random_(config.seed), connections_(config.connections),
+    : config_(config),
+      plan_(config.plan),
+      random_(config.seed),
+      connections_(config.connections),
       recvBuffer_(new char[limits::kRecvBufferBytes]) {
     const std::uint64_t n = config_.messageBytes;
     prefixBytes_ = static_cast<std::size_t>(n < kCounterBytes ? n : kCounterBytes);
@@ -26,7 +29,8 @@ WsWorker::WsWorker(const WsWorkerConfig& config)
     const WsOpcode op = config_.text ? WsOpcode::Text : WsOpcode::Binary;
     for (Connection& c : connections_) {
         const std::uint64_t bits = random_.next();
-        for (int i = 0; i < 4; ++i) c.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+        for (int i = 0; i < 4; ++i)
+            c.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
         c.headerBytes = clientHeaderLength(n);
         c.frame.resize(c.headerBytes + pattern_.size());
         writeClientHeader(c.frame.data(), op, true, n, c.mask);
@@ -43,10 +47,12 @@ void WsWorker::run() {
         endNs_ = start;
         return;
     }
-    for (Connection& c : connections_) open(c, start);
+    for (Connection& c : connections_)
+        open(c, start);
     endNs_ = runWorkerLoop(*this, epoll_, plan_, measuring_);
     running_ = false;
-    for (Connection& c : connections_) closeSocket(c);
+    for (Connection& c : connections_)
+        closeSocket(c);
 }
 
 void WsWorker::open(Connection& c, std::int64_t now) {
@@ -239,7 +245,7 @@ void WsWorker::onReadable(Connection& c) {
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         // The end of the connection without a close frame, or a reset: either way the server dropped it.
         ++stats_.errors.read;
-        reopen(c, monotonicNs(), n == 0);
+        reopen(c, monotonicNs(), true);
         return;
     }
 }
@@ -305,41 +311,42 @@ bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t no
         data.remove_prefix(result.consumed);
         if (result.status == WsFrameStatus::NeedMore) break;
         switch (result.opcode) {
-        case WsOpcode::Text:
-        case WsOpcode::Binary:
-            if (!c.awaiting) {
-                protocolError(c, "message received with no message outstanding", now);
+            case WsOpcode::Text:
+            case WsOpcode::Binary:
+                if (!c.awaiting) {
+                    protocolError(c, "message received with no message outstanding", now);
+                    return false;
+                }
+                if (result.opcode != expected) c.mismatch = true;
+                verifyPiece(c, result.payload);
+                if (result.messageEnd) {
+                    c.awaiting = false;
+                    --outstanding_;
+                    if (c.mismatch || c.received != config_.messageBytes) {
+                        ++stats_.errors.verify;
+                    } else if (plan_.requestBudget == 0 || !measuring_ || stats_.requests < plan_.requestBudget) {
+                        ++stats_.requests;
+                        stats_.latency.record(static_cast<std::uint64_t>(now - c.sentNs));
+                    }
+                }
+                break;
+            case WsOpcode::Ping:
+                queueControl(c, WsOpcode::Pong, result.payload);
+                break;
+            case WsOpcode::Close: {
+                // An echo server has no reason to close: count it, answer it if nothing is half-sent, and reconnect.
+                ++stats_.errors.read;
+                if (!c.frameWriting && c.controlOffset == c.controlLength) {
+                    std::uint8_t reply[kMaxControlFrameBytes];
+                    const std::size_t n =
+                        writeClientControlFrame(reply, WsOpcode::Close, result.payload.substr(0, 2), c.mask);
+                    [[maybe_unused]] const ssize_t ignored = send(c.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+                }
+                reopen(c, now, true);
                 return false;
             }
-            if (result.opcode != expected) c.mismatch = true;
-            verifyPiece(c, result.payload);
-            if (result.messageEnd) {
-                c.awaiting = false;
-                --outstanding_;
-                if (c.mismatch || c.received != config_.messageBytes) {
-                    ++stats_.errors.verify;
-                } else if (plan_.requestBudget == 0 || !measuring_ || stats_.requests < plan_.requestBudget) {
-                    ++stats_.requests;
-                    stats_.latency.record(static_cast<std::uint64_t>(now - c.sentNs));
-                }
-            }
-            break;
-        case WsOpcode::Ping:
-            queueControl(c, WsOpcode::Pong, result.payload);
-            break;
-        case WsOpcode::Close: {
-            // An echo server has no reason to close: count it, answer it if nothing is half-sent, and reconnect.
-            ++stats_.errors.read;
-            if (!c.frameWriting && c.controlOffset == c.controlLength) {
-                std::uint8_t reply[kMaxControlFrameBytes];
-                const std::size_t n = writeClientControlFrame(reply, WsOpcode::Close, result.payload.substr(0, 2), c.mask);
-                [[maybe_unused]] const ssize_t ignored = send(c.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-            }
-            reopen(c, now, true);
-            return false;
-        }
-        default:
-            break;  // pongs
+            default:
+                break;  // pongs
         }
     }
     const std::uint32_t generation = c.generation;
@@ -354,33 +361,33 @@ bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t no
 void WsWorker::protocolError(Connection& c, const char* what, std::int64_t now) {
     ++stats_.errors.protocol;
     if (firstProtocolError_ == nullptr) firstProtocolError_ = what;
-    reopen(c, now, false);
+    reopen(c, now, true);
 }
 
 void WsWorker::sweep(std::int64_t now) {
     for (Connection& c : connections_) {
         switch (c.state) {
-        case State::Closed:
-            if (running_ && now >= c.retryAtNs) open(c, now);
-            break;
-        case State::Connecting:
-            if (now - c.sentNs > plan_.timeoutNs) {
-                ++stats_.errors.connect;
-                reopen(c, now, true);
-            }
-            break;
-        case State::Handshake:
-            if (now - c.sentNs > plan_.timeoutNs) {
-                ++stats_.errors.timeout;
-                reopen(c, now, true);
-            }
-            break;
-        case State::Open:
-            if (c.awaiting && now - c.sentNs > plan_.timeoutNs) {
-                ++stats_.errors.timeout;
-                reopen(c, now, false);
-            }
-            break;
+            case State::Closed:
+                if (running_ && now >= c.retryAtNs) open(c, now);
+                break;
+            case State::Connecting:
+                if (now - c.sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.connect;
+                    reopen(c, now, true);
+                }
+                break;
+            case State::Handshake:
+                if (now - c.sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.timeout;
+                    reopen(c, now, true);
+                }
+                break;
+            case State::Open:
+                if (c.awaiting && now - c.sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.timeout;
+                    reopen(c, now, false);
+                }
+                break;
         }
     }
 }

@@ -4,7 +4,8 @@
 // waits for its echo, compares the echo byte for byte with what it sent, and sends the next message. Messages
 // differ: the first 8 payload bytes carry the connection's message counter, so a stale or misrouted echo is a
 // verify error, not a success. Server frames may be fragmented; pings are answered with pongs; a close from
-// the server is counted as a read error and the connection is reopened after a pause.
+// the server is counted as a read error. After any error the connection is reopened after kReconnectBackoffNs;
+// after a timeout, at once.
 //
 // Contract
 // - Construct on any thread; run() on the thread that owns the worker, once. stats() and endNs() are read after
@@ -76,7 +77,7 @@ private:
         std::uint8_t prefix[kCounterBytes] = {};  // unmasked counter bytes of the message in flight
         std::size_t headerBytes = 0;              // frame header length: the payload starts there
         std::size_t frameOffset = 0;
-        std::vector<std::uint8_t> frame;          // the whole masked frame
+        std::vector<std::uint8_t> frame;  // the whole masked frame
         std::size_t controlOffset = 0;
         std::size_t controlLength = 0;
         std::uint8_t control[kMaxControlFrameBytes] = {};

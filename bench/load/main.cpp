@@ -31,7 +31,9 @@ extern "C" void onSignal(int) { gStop.store(true, std::memory_order_relaxed); }
 double cpuSeconds() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -72,8 +74,10 @@ void runWorkers(std::vector<std::unique_ptr<Worker>>& workers) {
     }
     std::vector<std::thread> threads;
     threads.reserve(workers.size());
-    for (auto& worker : workers) threads.emplace_back([&worker] { worker->run(); });
-    for (std::thread& thread : threads) thread.join();
+    for (auto& worker : workers)
+        threads.emplace_back([&worker] { worker->run(); });
+    for (std::thread& thread : threads)
+        thread.join();
 }
 
 template <typename Worker>
@@ -150,7 +154,8 @@ int main(int argc, char** argv) {
         const std::string request = buildHttpRequest(options, body);
         std::string batch;
         batch.reserve(request.size() * options.pipeline);
-        for (std::uint32_t i = 0; i < options.pipeline; ++i) batch += request;
+        for (std::uint32_t i = 0; i < options.pipeline; ++i)
+            batch += request;
 
         std::vector<std::unique_ptr<HttpWorker>> workers;
         for (std::uint32_t i = 0; i < options.threads; ++i) {
@@ -171,7 +176,8 @@ int main(int argc, char** argv) {
         collect(workers, plan, report);
     } else {
         std::string extraHeaders;
-        for (const std::string& header : options.headers) extraHeaders.append(header).append("\r\n");
+        for (const std::string& header : options.headers)
+            extraHeaders.append(header).append("\r\n");
         std::random_device entropy;
         std::vector<std::unique_ptr<WsWorker>> workers;
         for (std::uint32_t i = 0; i < options.threads; ++i) {

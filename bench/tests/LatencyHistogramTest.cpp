@@ -46,7 +46,8 @@ TEST(LatencyHistogram, BucketWidthIsUnderOnePercentOfItsValues) {
 
 TEST(LatencyHistogram, SmallValuesAreExact) {
     LatencyHistogram h;
-    for (std::uint64_t v = 1; v <= 100; ++v) h.record(v);
+    for (std::uint64_t v = 1; v <= 100; ++v)
+        h.record(v);
     EXPECT_EQ(h.percentile(50), 50u);
     EXPECT_EQ(h.percentile(99), 99u);
     EXPECT_EQ(h.percentile(99.9), 100u);
@@ -59,7 +60,8 @@ TEST(LatencyHistogram, SmallValuesAreExact) {
 
 TEST(LatencyHistogram, PercentilesOfAUniformSpreadAreWithinBucketPrecision) {
     auto h = std::make_unique<LatencyHistogram>();
-    for (std::uint64_t v = 1; v <= 1'000'000; ++v) h->record(v * 1000);  // 1 us .. 1 s in ns
+    for (std::uint64_t v = 1; v <= 1'000'000; ++v)
+        h->record(v * 1000);  // 1 us .. 1 s in ns
     const struct {
         double p;
         double exact;
@@ -95,8 +97,10 @@ TEST(LatencyHistogram, MatchesSortedSamplesOnARandomLogNormalSpread) {
 TEST(LatencyHistogram, MergeAddsCountsAndKeepsExtremes) {
     auto a = std::make_unique<LatencyHistogram>();
     auto b = std::make_unique<LatencyHistogram>();
-    for (std::uint64_t v = 1; v <= 50; ++v) a->record(v);
-    for (std::uint64_t v = 51; v <= 100; ++v) b->record(v);
+    for (std::uint64_t v = 1; v <= 50; ++v)
+        a->record(v);
+    for (std::uint64_t v = 51; v <= 100; ++v)
+        b->record(v);
     a->merge(*b);
     EXPECT_EQ(a->count(), 100u);
     EXPECT_EQ(a->percentile(50), 50u);

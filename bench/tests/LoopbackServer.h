@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -50,10 +51,13 @@ public:
         close(listenFd_);
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            for (int fd : clients_) shutdown(fd, SHUT_RDWR);
+            for (int fd : clients_)
+                shutdown(fd, SHUT_RDWR);
         }
-        for (std::thread& t : workers_) t.join();
-        for (int fd : clients_) close(fd);
+        for (std::thread& t : workers_)
+            t.join();
+        for (int fd : clients_)
+            close(fd);
     }
 
     std::uint16_t port() const noexcept { return port_; }
@@ -109,10 +113,15 @@ private:
             }
             timeval timeout{2, 0};
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+            const int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             ++accepted_;
             std::lock_guard<std::mutex> lock(mutex_);
             clients_.push_back(fd);
-            workers_.emplace_back([this, fd] { handler_(fd); shutdown(fd, SHUT_RDWR); });
+            workers_.emplace_back([this, fd] {
+                handler_(fd);
+                shutdown(fd, SHUT_RDWR);
+            });
         }
     }
 

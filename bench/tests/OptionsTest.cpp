@@ -30,9 +30,26 @@ TEST(Options, Defaults) {
 }
 
 TEST(Options, ParsesEveryHttpOption) {
-    const ParseOutcome out = parse({"http", "-c", "64", "--threads=2", "-p", "16", "-d", "500ms", "--warmup", "1s",
-                                    "--timeout", "2", "-m", "POST", "-H", "X-A: 1", "--header=X-B: 2",
-                                    "--body-size", "1k", "http://localhost:80/x"});
+    const ParseOutcome out = parse({"http",
+                                    "-c",
+                                    "64",
+                                    "--threads=2",
+                                    "-p",
+                                    "16",
+                                    "-d",
+                                    "500ms",
+                                    "--warmup",
+                                    "1s",
+                                    "--timeout",
+                                    "2",
+                                    "-m",
+                                    "POST",
+                                    "-H",
+                                    "X-A: 1",
+                                    "--header=X-B: 2",
+                                    "--body-size",
+                                    "1k",
+                                    "http://localhost:80/x"});
     ASSERT_TRUE(out.ok) << out.error;
     const LoadOptions& o = out.options;
     EXPECT_EQ(o.connections, 64u);
@@ -123,7 +140,8 @@ TEST(Options, ThreadsNeverExceedConnections) {
 }
 
 TEST(Options, BuildsTheRequestBytes) {
-    ParseOutcome out = parse({"http", "-m", "POST", "-H", "Accept: */*", "--body-size", "3", "http://127.0.0.1:81/a?b"});
+    ParseOutcome out =
+        parse({"http", "-m", "POST", "-H", "Accept: */*", "--body-size", "3", "http://127.0.0.1:81/a?b"});
     ASSERT_TRUE(out.ok);
     EXPECT_EQ(buildHttpRequest(out.options, "xyz"),
               "POST /a?b HTTP/1.1\r\nHost: 127.0.0.1:81\r\nAccept: */*\r\nContent-Length: 3\r\n\r\nxyz");

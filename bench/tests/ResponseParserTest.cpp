@@ -75,7 +75,8 @@ void grind(const std::string& input, const std::vector<Parsed>& expected, Respon
         check({input.substr(0, split), input.substr(split)}, "split at " + std::to_string(split));
     }
     std::vector<std::string> bytes;
-    for (char c : input) bytes.emplace_back(1, c);
+    for (char c : input)
+        bytes.emplace_back(1, c);
     check(bytes, "byte by byte");
 }
 
@@ -84,9 +85,10 @@ TEST(ResponseParser, ContentLengthResponse) {
 }
 
 TEST(ResponseParser, ChunkedResponseWithExtensionsAndTrailers) {
-    grind("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-          "5;name=value\r\nHello\r\n7 ; x\r\n, world\r\n00\r\nX-Trailer: yes\r\n\r\n",
-          {{200, true, 12}});
+    grind(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "5;name=value\r\nHello\r\n7 ; x\r\n, world\r\n00\r\nX-Trailer: yes\r\n\r\n",
+        {{200, true, 12}});
 }
 
 TEST(ResponseParser, ChunkedCodingIsCaseInsensitiveAndMayFollowOthers) {
@@ -94,13 +96,14 @@ TEST(ResponseParser, ChunkedCodingIsCaseInsensitiveAndMayFollowOthers) {
 }
 
 TEST(ResponseParser, PipelinedResponsesKeepTheirStatusCodes) {
-    grind("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-          "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nnot found\r\n0\r\n\r\n"
-          "HTTP/1.1 204 No Content\r\nContent-Length: 50\r\n\r\n"
-          "HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\n\r\n"
-          "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"
-          "HTTP/1.1 201 Created\r\ncontent-length: 1\r\n\r\nx",
-          {{200, true, 2}, {404, true, 9}, {204, true, 0}, {304, true, 0}, {503, true, 0}, {201, true, 1}});
+    grind(
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nnot found\r\n0\r\n\r\n"
+        "HTTP/1.1 204 No Content\r\nContent-Length: 50\r\n\r\n"
+        "HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\n\r\n"
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"
+        "HTTP/1.1 201 Created\r\ncontent-length: 1\r\n\r\nx",
+        {{200, true, 2}, {404, true, 9}, {204, true, 0}, {304, true, 0}, {503, true, 0}, {201, true, 1}});
 }
 
 TEST(ResponseParser, ConnectionHeaderDecidesKeepAlive) {
@@ -194,7 +197,8 @@ TEST(ResponseParser, RejectsUpgradeToAPlainRequest) {
 
 TEST(ResponseParser, LimitsInterimResponses) {
     std::string input;
-    for (std::size_t i = 0; i <= limits::kMaxInterimResponses; ++i) input += "HTTP/1.1 100 Continue\r\n\r\n";
+    for (std::size_t i = 0; i <= limits::kMaxInterimResponses; ++i)
+        input += "HTTP/1.1 100 Continue\r\n\r\n";
     EXPECT_EQ(feedPieces({input}, false).error, ResponseError::TooManyInterim);
 }
 
@@ -213,12 +217,14 @@ TEST(ResponseParser, LimitsLineLength) {
 
 TEST(ResponseParser, LimitsHeaderCountAndHeadSize) {
     std::string many = "HTTP/1.1 200 OK\r\n";
-    for (std::size_t i = 0; i <= limits::kMaxHeaderCount; ++i) many += "X: y\r\n";
+    for (std::size_t i = 0; i <= limits::kMaxHeaderCount; ++i)
+        many += "X: y\r\n";
     EXPECT_EQ(feedPieces({many + "\r\n"}, false).error, ResponseError::TooManyHeaders);
 
     std::string large = "HTTP/1.1 200 OK\r\n";
     const std::string field = "X: " + std::string(limits::kMaxHeadBytes / 16, 'v') + "\r\n";
-    while (large.size() <= limits::kMaxHeadBytes) large += field;
+    while (large.size() <= limits::kMaxHeadBytes)
+        large += field;
     EXPECT_EQ(feedPieces({large + "\r\n"}, false).error, ResponseError::HeadTooLarge);
 }
 

@@ -18,14 +18,15 @@ TEST(RunStats, JsonLineHasTheFixedFields) {
     report.stats.errors.read = 2;
     report.stats.bytesRead = 123456;
     // 1..1000 us; percentiles are bucket upper bounds (at most 1/128 above the true value), capped at max.
-    for (int i = 1; i <= 1000; ++i) report.stats.latency.record(static_cast<std::uint64_t>(i) * 1000);
+    for (int i = 1; i <= 1000; ++i)
+        report.stats.latency.record(static_cast<std::uint64_t>(i) * 1000);
     const std::string json = formatJson(report);
     EXPECT_EQ(json.find('\n'), std::string::npos);
     EXPECT_EQ(json.front(), '{');
     EXPECT_EQ(json.back(), '}');
     for (const char* field :
-         {"\"mode\":\"http\"", "\"url\":\"http://127.0.0.1:8080/\\\"q\\\"\"", "\"connections\":100",
-          "\"pipeline\":1", "\"duration_s\":2.000", "\"requests\":1000", "\"rps\":500.0", "\"non2xx\":3",
+         {"\"mode\":\"http\"", "\"url\":\"http://127.0.0.1:8080/\\\"q\\\"\"", "\"connections\":100", "\"pipeline\":1",
+          "\"duration_s\":2.000", "\"requests\":1000", "\"rps\":500.0", "\"non2xx\":3",
           "\"errors\":{\"connect\":0,\"read\":2,\"write\":0,\"protocol\":0,\"timeout\":0,\"verify\":0}",
           "\"bytes_read\":123456", "\"latency_us\":{\"p50\":501.8,\"p99\":991.2,\"p999\":1000.0,\"max\":1000.0",
           "\"client_cpu_s\":"}) {

@@ -25,8 +25,7 @@ TEST(Sha1, MatchesKnownVectors) {
     EXPECT_EQ(hex(Sha1::of("abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
     EXPECT_EQ(hex(Sha1::of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
               "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
-    EXPECT_EQ(hex(Sha1::of("The quick brown fox jumps over the lazy dog")),
-              "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12");
+    EXPECT_EQ(hex(Sha1::of("The quick brown fox jumps over the lazy dog")), "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12");
     EXPECT_EQ(hex(Sha1::of(std::string(1'000'000, 'a'))), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
 }
 
@@ -68,8 +67,8 @@ TEST(WsHandshake, KeyIsBase64OfSixteenBytes) {
 }
 
 TEST(WsHandshake, UpgradeRequestCarriesTheRequiredFields) {
-    const std::string request = buildUpgradeRequest("/chat?x=1", "127.0.0.1:9001", "dGhlIHNhbXBsZSBub25jZQ==",
-                                                    "Origin: http://example\r\n");
+    const std::string request =
+        buildUpgradeRequest("/chat?x=1", "127.0.0.1:9001", "dGhlIHNhbXBsZSBub25jZQ==", "Origin: http://example\r\n");
     EXPECT_EQ(request,
               "GET /chat?x=1 HTTP/1.1\r\nHost: 127.0.0.1:9001\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -78,8 +77,9 @@ TEST(WsHandshake, UpgradeRequestCarriesTheRequiredFields) {
 
 TEST(WsHandshake, ValidatesTheUpgradeResponse) {
     const std::string accept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
-    const std::string good = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n";
+    const std::string good =
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n";
     EXPECT_EQ(validateUpgradeResponse(good, accept).error, HandshakeError::None);
     EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 x\r\nupgrade: WebSocket\r\nconnection: keep-alive, upgrade\r\n"
                                       "sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
@@ -91,14 +91,12 @@ TEST(WsHandshake, ValidatesTheUpgradeResponse) {
     EXPECT_EQ(refused.error, HandshakeError::NotSwitching);
     EXPECT_EQ(refused.statusCode, 403);
 
-    EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 OK\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept +
-                                          "\r\n\r\n",
-                                      accept)
+    EXPECT_EQ(validateUpgradeResponse(
+                  "HTTP/1.1 101 OK\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n", accept)
                   .error,
               HandshakeError::MissingUpgrade);
-    EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: " + accept +
-                                          "\r\n\r\n",
-                                      accept)
+    EXPECT_EQ(validateUpgradeResponse(
+                  "HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n", accept)
                   .error,
               HandshakeError::MissingConnection);
     EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -106,12 +104,12 @@ TEST(WsHandshake, ValidatesTheUpgradeResponse) {
                                       accept)
                   .error,
               HandshakeError::BadAccept);
-    EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", accept)
-                  .error,
-              HandshakeError::BadAccept);
+    EXPECT_EQ(
+        validateUpgradeResponse("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", accept).error,
+        HandshakeError::BadAccept);
     EXPECT_EQ(validateUpgradeResponse("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                      "Sec-WebSocket-Accept: " + accept +
-                                          "\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n",
+                                      "Sec-WebSocket-Accept: " +
+                                          accept + "\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n",
                                       accept)
                   .error,
               HandshakeError::UnexpectedExtension);

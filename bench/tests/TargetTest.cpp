@@ -33,18 +33,18 @@ TEST(Target, ParsesHttpAndWsUrls) {
 TEST(Target, RefusesMalformedUrls) {
     TargetUrl url;
     std::string error;
-    for (const char* bad : {"https://127.0.0.1/", "wss://127.0.0.1/", "ftp://127.0.0.1/", "127.0.0.1:80",
-                            "http://", "http://:80/", "http://127.0.0.1:/", "http://127.0.0.1:0/",
-                            "http://127.0.0.1:65536/", "http://127.0.0.1:80x/", "http://user@127.0.0.1/",
-                            "http://[::1/", "http://[::1]x/", "http://127.0.0.1/a b"}) {
+    for (const char* bad :
+         {"https://127.0.0.1/", "wss://127.0.0.1/", "ftp://127.0.0.1/", "127.0.0.1:80", "http://", "http://:80/",
+          "http://127.0.0.1:/", "http://127.0.0.1:0/", "http://127.0.0.1:65536/", "http://127.0.0.1:80x/",
+          "http://user@127.0.0.1/", "http://[::1/", "http://[::1]x/", "http://127.0.0.1/a b"}) {
         EXPECT_FALSE(parseUrl(bad, url, error)) << bad;
         EXPECT_FALSE(error.empty()) << bad;
     }
 }
 
 TEST(Target, LoopbackHostsOnly) {
-    for (const char* host : {"127.0.0.1", "127.255.255.254", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1",
-                             "::ffff:127.0.0.1", "localhost", "LOCALHOST"}) {
+    for (const char* host : {"127.0.0.1", "127.255.255.254", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1",
+                             "localhost", "LOCALHOST"}) {
         EXPECT_TRUE(isLoopbackHost(host)) << host;
     }
     for (const char* host : {"128.0.0.1", "10.0.0.1", "0.0.0.0", "::", "::2", "::ffff:10.0.0.1", "example.com",

@@ -24,7 +24,8 @@ std::string frame(std::uint8_t first, std::string_view payload, int lengthBytes 
         out.push_back(static_cast<char>(n));
     } else {
         out.push_back(127);
-        for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>(static_cast<std::uint64_t>(n) >> shift));
+        for (int shift = 56; shift >= 0; shift -= 8)
+            out.push_back(static_cast<char>(static_cast<std::uint64_t>(n) >> shift));
     }
     out.append(payload);
     return out;
@@ -86,7 +87,8 @@ void grind(const std::string& input, const std::vector<Event>& expected, WsFrame
         check({input.substr(0, split), input.substr(split)}, "split at " + std::to_string(split));
     }
     std::vector<std::string> bytes;
-    for (char c : input) bytes.emplace_back(1, c);
+    for (char c : input)
+        bytes.emplace_back(1, c);
     check(bytes, "byte by byte");
 }
 
@@ -115,7 +117,8 @@ TEST(WsFrameParser, FragmentedMessageWithInterleavedControlFrames) {
 }
 
 TEST(WsFrameParser, CloseFrameCarriesItsPayload) {
-    grind(frame(0x88, std::string("\x03\xe8", 2) + "bye"), {{WsOpcode::Close, std::string("\x03\xe8", 2) + "bye", false}});
+    grind(frame(0x88, std::string("\x03\xe8", 2) + "bye"),
+          {{WsOpcode::Close, std::string("\x03\xe8", 2) + "bye", false}});
     grind(frame(0x88, ""), {{WsOpcode::Close, "", false}});
 }
 
@@ -143,10 +146,11 @@ TEST(WsFrameParser, LimitsMessageSizeAcrossFragments) {
 
 TEST(WsFrameWriter, ClientFramesAreMaskedAndRoundTrip) {
     const std::uint8_t mask[4] = {0x37, 0xfa, 0x21, 0x3d};
-    for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{125}, std::size_t{126}, std::size_t{65535},
-                          std::size_t{65536}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{5}, std::size_t{125}, std::size_t{126}, std::size_t{65535}, std::size_t{65536}}) {
         std::string payload(n, '\0');
-        for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<char>(i * 7);
+        for (std::size_t i = 0; i < n; ++i)
+            payload[i] = static_cast<char>(i * 7);
         std::vector<std::uint8_t> out(clientHeaderLength(n) + n);
         const std::size_t header = writeClientHeader(out.data(), WsOpcode::Binary, true, n, mask);
         ASSERT_EQ(header, clientHeaderLength(n));
@@ -175,7 +179,8 @@ TEST(WsFrameWriter, RfcMaskedHelloExample) {
     n += 5;
     const std::uint8_t expected[] = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58};
     ASSERT_EQ(n, sizeof expected);
-    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], expected[i]) << i;
+    for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(out[i], expected[i]) << i;
     EXPECT_EQ(writeClientControlFrame(out, WsOpcode::Pong, std::string(200, 'x'), mask), kMaxControlFrameBytes);
 }
 

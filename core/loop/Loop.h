@@ -125,6 +125,10 @@ public:
     // Descriptors watched right now (for tests and leak checks).
     std::size_t watchedCount() const noexcept { return watchedCount_; }
 
+    // send/sendmsg calls made by the sockets of this loop, so tests can prove "one syscall per batch".
+    std::uint64_t sendCalls() const noexcept { return sendCalls_; }
+    void countSendCall() noexcept { ++sendCalls_; }
+
 protected:
     Loop(LoopBackend backend, std::uint32_t sweepIntervalMs);
 
@@ -170,6 +174,7 @@ private:
     std::unique_ptr<char[]> corkBuffer_;
     std::size_t corkedBytes_ = 0;
     void* corkOwner_ = nullptr;
+    std::uint64_t sendCalls_ = 0;
 
     std::mutex deferredMutex_;
     std::vector<Task> deferred_;

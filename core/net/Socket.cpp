@@ -112,6 +112,7 @@ void Socket::uncork() noexcept {
 
 long Socket::sendTwo(std::string_view head, std::string_view tail) noexcept {
     for (;;) {
+        loop_.countSendCall();
         ssize_t sent;
         if (tail.empty()) {
             sent = ::send(fd(), head.data(), head.size(), MSG_NOSIGNAL);

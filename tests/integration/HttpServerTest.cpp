@@ -1,6 +1,7 @@
 // Requests over real loopback sockets: keep-alive, pipelining, bodies, 100-continue, HEAD, routing, and the
 // response API. Every test runs on both loop backends.
 #include "Fixture.h"
+#include "loop/Loop.h"
 
 #include <atomic>
 #include <string>
@@ -50,6 +51,48 @@ TEST_P(HttpServer, AnswersPipelinedRequestsInOrder) {
         ASSERT_TRUE(response);
         EXPECT_EQ(response->body, std::to_string(i));
     }
+}
+
+TEST_P(HttpServer, PipelinedResponsesLeaveInOneSyscall) {
+    serve([](App& app) {
+        app.get("/*", [](HttpResponse* res, HttpRequest*) {
+            res->writeHeader("X-Pieces", "several")->end("one response of several writes");
+        });
+    });
+    TestClient client(port());
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client.readResponse());
+    std::uint64_t before = 0;
+    server().runOnLoop([&before](App& app) { before = app.loop().sendCalls(); });
+    std::string batch;
+    for (int i = 0; i < 50; ++i) batch += "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    client.send(batch);
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(client.readResponse());
+    std::uint64_t after = 0;
+    server().runOnLoop([&after](App& app) { after = app.loop().sendCalls(); });
+    // The 50 requests may arrive in more than one read; each read's responses leave in one send.
+    EXPECT_GE(after - before, 1u);
+    EXPECT_LE(after - before, 2u);
+}
+
+TEST_P(HttpServer, OneResponseIsOneSyscall) {
+    serve([](App& app) {
+        app.get("/*", [](HttpResponse* res, HttpRequest*) {
+            res->writeStatus("200 OK")->writeHeader("A", "1")->writeHeader("B", "2");
+            res->write("chunk");
+            res->end("last");
+        });
+    });
+    TestClient client(port());
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client.readResponse());
+    std::uint64_t before = 0;
+    server().runOnLoop([&before](App& app) { before = app.loop().sendCalls(); });
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client.readResponse());
+    std::uint64_t after = 0;
+    server().runOnLoop([&after](App& app) { after = app.loop().sendCalls(); });
+    EXPECT_EQ(after - before, 1u);
 }
 
 TEST_P(HttpServer, PipelinedRequestsWaitForAPendingResponse) {
