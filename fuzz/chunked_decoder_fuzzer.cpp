@@ -22,12 +22,12 @@ namespace {
 
 using namespace loopwire;
 
-#define FUZZ_CHECK(condition)                                                                   \
-    do {                                                                                        \
-        if (!(condition)) {                                                                     \
+#define FUZZ_CHECK(condition)                                                                  \
+    do {                                                                                       \
+        if (!(condition)) {                                                                    \
             std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                       \
-        }                                                                                       \
+            std::abort();                                                                      \
+        }                                                                                      \
     } while (false)
 
 struct Outcome {
@@ -79,7 +79,8 @@ Outcome decodeInReads(std::string_view body, const std::vector<std::size_t>& siz
 
 std::vector<std::size_t> readSizes(std::uint8_t seed, std::size_t total) {
     std::vector<std::size_t> sizes;
-    std::uint32_t state = 0x9E3779B9u ^ (static_cast<std::uint32_t>(seed) * 0x85EBCA6Bu) ^ static_cast<std::uint32_t>(total);
+    std::uint32_t state =
+        0x9E3779B9u ^ (static_cast<std::uint32_t>(seed) * 0x85EBCA6Bu) ^ static_cast<std::uint32_t>(total);
     std::size_t fed = 0;
     while (fed < total) {
         std::size_t n = 1;
@@ -104,10 +105,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Outcome whole = decodeInReads(body, {body.size()});
     const Outcome pieces = decodeInReads(body, readSizes(data[0], body.size()));
     if (!(whole == pieces)) {
-        std::fprintf(stderr, "whole: status %d %s consumed %zu payload %zu; pieces: status %d %s consumed %zu payload %zu\n",
-                     static_cast<int>(whole.status), nameOf(whole.error).data(), whole.consumed, whole.payload.size(),
-                     static_cast<int>(pieces.status), nameOf(pieces.error).data(), pieces.consumed,
-                     pieces.payload.size());
+        std::fprintf(
+            stderr, "whole: status %d %s consumed %zu payload %zu; pieces: status %d %s consumed %zu payload %zu\n",
+            static_cast<int>(whole.status), nameOf(whole.error).data(), whole.consumed, whole.payload.size(),
+            static_cast<int>(pieces.status), nameOf(pieces.error).data(), pieces.consumed, pieces.payload.size());
         FUZZ_CHECK(whole == pieces);
     }
     return 0;

@@ -24,12 +24,12 @@ namespace {
 
 using namespace loopwire;
 
-#define FUZZ_CHECK(condition)                                                                   \
-    do {                                                                                        \
-        if (!(condition)) {                                                                     \
+#define FUZZ_CHECK(condition)                                                                  \
+    do {                                                                                       \
+        if (!(condition)) {                                                                    \
             std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                       \
-        }                                                                                       \
+            std::abort();                                                                      \
+        }                                                                                      \
     } while (false)
 
 bool isTokenChar(char c) {
@@ -47,7 +47,8 @@ void checkHead(const RequestHead& head, const char* data, std::size_t consumed) 
     FUZZ_CHECK(consumed > 0 && consumed <= limits::kMaxHeaderSectionBytes);
     FUZZ_CHECK(!head.method.empty() && head.method.size() <= limits::kMaxMethodBytes);
     FUZZ_CHECK(inside(head.method, data, consumed));
-    for (const char c : head.method) FUZZ_CHECK(isTokenChar(c));
+    for (const char c : head.method)
+        FUZZ_CHECK(isTokenChar(c));
     FUZZ_CHECK(!head.target.empty() && head.target.size() <= limits::kMaxRequestTargetBytes);
     FUZZ_CHECK(inside(head.target, data, consumed) && inside(head.path, data, consumed) &&
                inside(head.query, data, consumed));
@@ -69,12 +70,14 @@ void checkHead(const RequestHead& head, const char* data, std::size_t consumed) 
     for (std::uint16_t i = 0; i < head.headerCount; ++i) {
         const HttpHeader& h = head.headers[i];
         FUZZ_CHECK(!h.name.empty() && inside(h.name, data, consumed) && inside(h.value, data, consumed));
-        for (const char c : h.name) FUZZ_CHECK(isTokenChar(c) && !(c >= 'A' && c <= 'Z'));
+        for (const char c : h.name)
+            FUZZ_CHECK(isTokenChar(c) && !(c >= 'A' && c <= 'Z'));
         if (!h.value.empty()) {
             FUZZ_CHECK(h.value.front() != ' ' && h.value.front() != '\t');
             FUZZ_CHECK(h.value.back() != ' ' && h.value.back() != '\t');
         }
-        for (const char c : h.value) FUZZ_CHECK(c != '\r' && c != '\n' && c != '\0');
+        for (const char c : h.value)
+            FUZZ_CHECK(c != '\r' && c != '\n' && c != '\0');
         if (h.name == "host") ++hosts;
         if (h.name == "transfer-encoding") transferEncoding = true;
     }
@@ -135,8 +138,8 @@ private:
         const RequestHead& h = *head_;
         log_.append("H").append(h.method).append(" ").append(h.target).append(" ");
         log_ += std::to_string(h.httpMinor) + std::to_string(static_cast<int>(h.framing)) + " " +
-                std::to_string(h.contentLength) + " " + std::to_string(h.keepAlive) +
-                std::to_string(h.expectContinue) + std::to_string(h.upgrade) + " " + std::to_string(r.consumed);
+                std::to_string(h.contentLength) + " " + std::to_string(h.keepAlive) + std::to_string(h.expectContinue) +
+                std::to_string(h.upgrade) + " " + std::to_string(r.consumed);
         for (std::uint16_t i = 0; i < h.headerCount; ++i) {
             log_.append("|").append(h.headers[i].name).append(":").append(h.headers[i].value);
         }
@@ -206,7 +209,8 @@ private:
 
 std::vector<std::size_t> readSizes(std::uint8_t seed, std::size_t total) {
     std::vector<std::size_t> sizes;
-    std::uint32_t state = 0x9E3779B9u ^ (static_cast<std::uint32_t>(seed) * 0x85EBCA6Bu) ^ static_cast<std::uint32_t>(total);
+    std::uint32_t state =
+        0x9E3779B9u ^ (static_cast<std::uint32_t>(seed) * 0x85EBCA6Bu) ^ static_cast<std::uint32_t>(total);
     std::size_t fed = 0;
     while (fed < total) {
         std::size_t n = 1;

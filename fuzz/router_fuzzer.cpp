@@ -71,12 +71,14 @@ bool modelParse(std::string_view pattern, std::vector<std::pair<char, std::strin
 
 std::string shapeOf(const ModelRoute& route) {
     std::string shape = route.method + '\n';
-    for (const auto& [kind, text] : route.segments) shape += kind == 'S' ? "/S" + text : std::string("/") + kind;
+    for (const auto& [kind, text] : route.segments)
+        shape += kind == 'S' ? "/S" + text : std::string("/") + kind;
     return shape;
 }
 
 // Whether route matches path; if so, the kinds along the way (for ordering) and the parameter values.
-bool modelMatch(const ModelRoute& route, std::string_view path, std::string& kinds, std::vector<std::string_view>& values) {
+bool modelMatch(const ModelRoute& route, std::string_view path, std::string& kinds,
+                std::vector<std::string_view>& values) {
     if (path.empty() || path[0] != '/') return false;
     std::vector<std::string_view> pathSegments;
     std::size_t begin = 1;
@@ -117,7 +119,8 @@ struct Expected {
     std::vector<std::string_view> values;
 };
 
-std::vector<Expected> modelDispatch(const std::vector<ModelRoute>& routes, std::string_view method, std::string_view path) {
+std::vector<Expected> modelDispatch(const std::vector<ModelRoute>& routes, std::string_view method,
+                                    std::string_view path) {
     std::vector<Expected> expected;
     for (const ModelRoute& route : routes) {
         int tree;

@@ -27,8 +27,6 @@ listen:
   host: 127.0.0.1
   port: $h2o_port
 num-threads: 1
-pid-file: $work/h2o.pid
-error-log: $work/h2o.err
 hosts:
   default:
     paths:
@@ -38,7 +36,8 @@ hosts:
             [200, {"content-type" => "text/plain"}, ["Hello world!"]]
           end
 CONF
-taskset -c 0 h2o -c "$work/h2o.conf" >/dev/null 2>&1 &
+chmod 755 "$work"
+taskset -c 0 h2o -c "$work/h2o.conf" >"$work/h2o.log" 2>&1 &
 h2o_pid=$!
 for _ in $(seq 50); do curl -s "http://127.0.0.1:$h2o_port/" >/dev/null && break; sleep 0.1; done
 

@@ -5,8 +5,7 @@ namespace loopwire {
 namespace {
 
 constexpr char kDays[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-constexpr char kMonths[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr char kMonths[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
 void putTwoDigits(char* out, int value) noexcept {
     out[0] = static_cast<char>('0' + value / 10);
@@ -22,13 +21,15 @@ void DateClock::refresh(std::time_t now) noexcept {
     gmtime_r(&now, &parts);
     // Written by hand rather than with strftime, which follows the process locale.
     char* out = text_;
-    for (int i = 0; i < 3; ++i) *out++ = kDays[parts.tm_wday][i];
+    for (int i = 0; i < 3; ++i)
+        *out++ = kDays[parts.tm_wday][i];
     *out++ = ',';
     *out++ = ' ';
     putTwoDigits(out, parts.tm_mday);
     out += 2;
     *out++ = ' ';
-    for (int i = 0; i < 3; ++i) *out++ = kMonths[parts.tm_mon][i];
+    for (int i = 0; i < 3; ++i)
+        *out++ = kMonths[parts.tm_mon][i];
     *out++ = ' ';
     int year = parts.tm_year + 1900;
     putTwoDigits(out, year / 100);
@@ -41,7 +42,8 @@ void DateClock::refresh(std::time_t now) noexcept {
     out[5] = ':';
     putTwoDigits(out + 6, parts.tm_sec);
     out += 8;
-    for (char c : std::string_view(" GMT")) *out++ = c;
+    for (char c : std::string_view(" GMT"))
+        *out++ = c;
     *out = '\0';
 }
 

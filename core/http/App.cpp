@@ -28,8 +28,7 @@ App::App(const ServerOptions& options) : loop_(Loop::create(loopOptionsFor(optio
     server_ = std::make_unique<HttpServer>(*loop_, options);
 }
 
-App::App(void* uvLoop, const ServerOptions& options)
-    : loop_(Loop::createOnUvLoop(uvLoop, options.sweepIntervalMs)) {
+App::App(void* uvLoop, const ServerOptions& options) : loop_(Loop::createOnUvLoop(uvLoop, options.sweepIntervalMs)) {
     if (!loop_) {
         std::fprintf(stderr, "loopwire: this build has no libuv backend\n");
         std::abort();
@@ -59,13 +58,9 @@ App& App::post(std::string_view pattern, Handler handler) { return route("POST",
 App& App::put(std::string_view pattern, Handler handler) { return route("PUT", pattern, std::move(handler)); }
 App& App::del(std::string_view pattern, Handler handler) { return route("DELETE", pattern, std::move(handler)); }
 App& App::patch(std::string_view pattern, Handler handler) { return route("PATCH", pattern, std::move(handler)); }
-App& App::options(std::string_view pattern, Handler handler) {
-    return route("OPTIONS", pattern, std::move(handler));
-}
+App& App::options(std::string_view pattern, Handler handler) { return route("OPTIONS", pattern, std::move(handler)); }
 App& App::head(std::string_view pattern, Handler handler) { return route("HEAD", pattern, std::move(handler)); }
-App& App::connect(std::string_view pattern, Handler handler) {
-    return route("CONNECT", pattern, std::move(handler));
-}
+App& App::connect(std::string_view pattern, Handler handler) { return route("CONNECT", pattern, std::move(handler)); }
 App& App::trace(std::string_view pattern, Handler handler) { return route("TRACE", pattern, std::move(handler)); }
 App& App::any(std::string_view pattern, Handler handler) { return route("*", pattern, std::move(handler)); }
 
@@ -79,9 +74,7 @@ App& App::listen(std::string_view host, int port, ListenHandler handler) {
     return listen(host, port, 0, std::move(handler));
 }
 
-App& App::listen(int port, int options, ListenHandler handler) {
-    return listen({}, port, options, std::move(handler));
-}
+App& App::listen(int port, int options, ListenHandler handler) { return listen({}, port, options, std::move(handler)); }
 
 App& App::listen(std::string_view host, int port, int options, ListenHandler handler) {
     ListenSocket* socket = nullptr;

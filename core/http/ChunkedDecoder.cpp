@@ -13,27 +13,27 @@ using limits::kMaxTrailerSectionBytes;
 // Where in the grammar of RFC 9112 section 7.1 the consumed bytes end. Every state is resumable, so a partial
 // size line or trailer needs no copy: the state and the counters below are all that is remembered.
 enum State : std::uint8_t {
-    kSizeFirst,         // the first hex digit of a chunk size
-    kSize,              // more digits, or what ends them
-    kSizeWs,            // BWS after the size, which only ';' may follow
-    kExtNameStart,      // after ';': BWS, then a name
+    kSizeFirst,     // the first hex digit of a chunk size
+    kSize,          // more digits, or what ends them
+    kSizeWs,        // BWS after the size, which only ';' may follow
+    kExtNameStart,  // after ';': BWS, then a name
     kExtName,
-    kExtNameWs,         // BWS after a name, which '=' or ';' must follow
-    kExtValueStart,     // after '=': BWS, then a token or a quoted-string
-    kExtToken,          // a token value
+    kExtNameWs,      // BWS after a name, which '=' or ';' must follow
+    kExtValueStart,  // after '=': BWS, then a token or a quoted-string
+    kExtToken,       // a token value
     kExtQuoted,
-    kExtQuotedPair,     // after a backslash in a quoted-string
-    kExtAfterQuote,     // after the closing quote: ';', CR or BWS
-    kExtValueWs,        // BWS after a value, which ';' must follow
-    kSizeLf,            // after the CR of a chunk header line
+    kExtQuotedPair,  // after a backslash in a quoted-string
+    kExtAfterQuote,  // after the closing quote: ';', CR or BWS
+    kExtValueWs,     // BWS after a value, which ';' must follow
+    kSizeLf,         // after the CR of a chunk header line
     kData,
     kDataCr,
     kDataLf,
     kTrailerLineStart,  // at the start of a trailer field line or of the final blank line
     kTrailerName,
     kTrailerValue,
-    kTrailerLf,         // after the CR of a trailer field line
-    kTrailerEndLf,      // after the CR of the final blank line
+    kTrailerLf,     // after the CR of a trailer field line
+    kTrailerEndLf,  // after the CR of the final blank line
     kDone,
     kFailed,
 };
@@ -48,8 +48,21 @@ enum CharClass : std::uint8_t {
 constexpr bool isTokenChar(unsigned c) noexcept {
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
     switch (c) {
-        case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.':
-        case '^': case '_': case '`': case '|': case '~':
+        case '!':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '\'':
+        case '*':
+        case '+':
+        case '-':
+        case '.':
+        case '^':
+        case '_':
+        case '`':
+        case '|':
+        case '~':
             return true;
         default:
             return false;

@@ -105,21 +105,21 @@ private:
     std::uint32_t callbackDepth_ = 0;  // our callbacks running right now (they must not be destroyed)
     Phase phase_ = Phase::Head;
 
-    bool processing_ = false;         // inside process(): completions must not re-enter it
+    bool processing_ = false;  // inside process(): completions must not re-enter it
     bool chunkedBody_ = false;
-    bool responsePending_ = false;    // a request was dispatched and its response is not complete
+    bool responsePending_ = false;  // a request was dispatched and its response is not complete
     bool statusWritten_ = false;
     bool headersEnded_ = false;
     bool chunkedResponse_ = false;
     bool contentLengthResponse_ = false;
-    bool headRequest_ = false;        // the answer carries no body
+    bool headRequest_ = false;  // the answer carries no body
     bool keepAlive_ = true;
-    bool noBodyStatus_ = false;       // 1xx, 204 or 304: no Content-Length, no body
+    bool noBodyStatus_ = false;  // 1xx, 204 or 304: no Content-Length, no body
     bool refusedWrite_ = false;
     bool paused_ = false;
     bool closeAfterResponse_ = false;
     bool http10_ = false;
-    bool autoCorked_ = false;          // corked by a write outside any callback; the completing call uncorks
+    bool autoCorked_ = false;  // corked by a write outside any callback; the completing call uncorks
     char addressText_[SocketAddress::kMaxTextLength] = {};
     bool queuedToResume_ = false;
     HttpConnection* nextToResume_ = nullptr;  // HttpServer's queue of connections to resume

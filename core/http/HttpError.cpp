@@ -26,30 +26,54 @@ constexpr std::string_view k505 =
 
 constexpr ErrorInfo infoOf(HttpError error) noexcept {
     switch (error) {
-        case HttpError::None: return {0, "none", {}};
-        case HttpError::BadRequestLine: return {400, "bad-request-line", k400};
-        case HttpError::BadMethod: return {400, "bad-method", k400};
-        case HttpError::BadTarget: return {400, "bad-target", k400};
-        case HttpError::TargetTooLong: return {414, "target-too-long", k414};
-        case HttpError::UnsupportedVersion: return {505, "unsupported-version", k505};
-        case HttpError::HeaderSectionTooLarge: return {431, "header-section-too-large", k431};
-        case HttpError::TooManyHeaders: return {431, "too-many-headers", k431};
-        case HttpError::BadHeaderName: return {400, "bad-header-name", k400};
-        case HttpError::BadHeaderValue: return {400, "bad-header-value", k400};
-        case HttpError::ObsoleteLineFolding: return {400, "obsolete-line-folding", k400};
-        case HttpError::BareLineEnding: return {400, "bare-line-ending", k400};
-        case HttpError::MissingHost: return {400, "missing-host", k400};
-        case HttpError::RepeatedHost: return {400, "repeated-host", k400};
-        case HttpError::BadContentLength: return {400, "bad-content-length", k400};
-        case HttpError::ContentLengthWithChunked: return {400, "content-length-with-chunked", k400};
-        case HttpError::BadTransferEncoding: return {400, "bad-transfer-encoding", k400};
-        case HttpError::BadChunkSize: return {400, "bad-chunk-size", k400};
-        case HttpError::ChunkSizeOverflow: return {400, "chunk-size-overflow", k400};
-        case HttpError::ChunkExtensionTooLong: return {400, "chunk-extension-too-long", k400};
-        case HttpError::BadChunkExtension: return {400, "bad-chunk-extension", k400};
-        case HttpError::BadChunkTerminator: return {400, "bad-chunk-terminator", k400};
-        case HttpError::TrailerSectionTooLarge: return {431, "trailer-section-too-large", k431};
-        case HttpError::BadTrailer: return {400, "bad-trailer", k400};
+        case HttpError::None:
+            return {0, "none", {}};
+        case HttpError::BadRequestLine:
+            return {400, "bad-request-line", k400};
+        case HttpError::BadMethod:
+            return {400, "bad-method", k400};
+        case HttpError::BadTarget:
+            return {400, "bad-target", k400};
+        case HttpError::TargetTooLong:
+            return {414, "target-too-long", k414};
+        case HttpError::UnsupportedVersion:
+            return {505, "unsupported-version", k505};
+        case HttpError::HeaderSectionTooLarge:
+            return {431, "header-section-too-large", k431};
+        case HttpError::TooManyHeaders:
+            return {431, "too-many-headers", k431};
+        case HttpError::BadHeaderName:
+            return {400, "bad-header-name", k400};
+        case HttpError::BadHeaderValue:
+            return {400, "bad-header-value", k400};
+        case HttpError::ObsoleteLineFolding:
+            return {400, "obsolete-line-folding", k400};
+        case HttpError::BareLineEnding:
+            return {400, "bare-line-ending", k400};
+        case HttpError::MissingHost:
+            return {400, "missing-host", k400};
+        case HttpError::RepeatedHost:
+            return {400, "repeated-host", k400};
+        case HttpError::BadContentLength:
+            return {400, "bad-content-length", k400};
+        case HttpError::ContentLengthWithChunked:
+            return {400, "content-length-with-chunked", k400};
+        case HttpError::BadTransferEncoding:
+            return {400, "bad-transfer-encoding", k400};
+        case HttpError::BadChunkSize:
+            return {400, "bad-chunk-size", k400};
+        case HttpError::ChunkSizeOverflow:
+            return {400, "chunk-size-overflow", k400};
+        case HttpError::ChunkExtensionTooLong:
+            return {400, "chunk-extension-too-long", k400};
+        case HttpError::BadChunkExtension:
+            return {400, "bad-chunk-extension", k400};
+        case HttpError::BadChunkTerminator:
+            return {400, "bad-chunk-terminator", k400};
+        case HttpError::TrailerSectionTooLarge:
+            return {431, "trailer-section-too-large", k431};
+        case HttpError::BadTrailer:
+            return {400, "bad-trailer", k400};
     }
     return {400, "unknown", k400};
 }

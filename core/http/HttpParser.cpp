@@ -19,8 +19,8 @@ static_assert(kMaxHeaderSectionBytes <= 0xFFFF, "HttpParser::FieldOffsets needs 
 
 // Where in the grammar the validated prefix ends. The parser resumes at the label of the same name.
 enum Phase : std::uint8_t {
-    kLeading,        // before the request line, where empty lines may come
-    kLeadingLf,      // after the CR of an empty leading line
+    kLeading,    // before the request line, where empty lines may come
+    kLeadingLf,  // after the CR of an empty leading line
     kMethod,
     kPath,           // the request-target before any '?'
     kQuery,          // the request-target after its first '?'
@@ -29,11 +29,11 @@ enum Phase : std::uint8_t {
     kRequestLineLf,  // after the CR of the request line
     kLineStart,      // at the start of a field line or of the blank line
     kName,
-    kValueStart,     // after the colon, in the OWS before the value
+    kValueStart,  // after the colon, in the OWS before the value
     kValue,
-    kLengthValue,    // the value of a Content-Length field, read digit by digit
-    kValueLf,        // after the CR of a field line
-    kEndLf,          // after the CR of the blank line
+    kLengthValue,  // the value of a Content-Length field, read digit by digit
+    kValueLf,      // after the CR of a field line
+    kEndLf,        // after the CR of the blank line
 };
 
 // What the special fields said so far, in HttpParser::flags_.
@@ -63,8 +63,21 @@ enum TargetClass : std::uint8_t { kTargetChar, kTargetQuestion, kTargetOther };
 constexpr bool isTokenChar(unsigned c) noexcept {
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
     switch (c) {
-        case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.':
-        case '^': case '_': case '`': case '|': case '~':
+        case '!':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '\'':
+        case '*':
+        case '+':
+        case '-':
+        case '.':
+        case '^':
+        case '_':
+        case '`':
+        case '|':
+        case '~':
             return true;
         default:
             return false;
@@ -132,9 +145,7 @@ inline bool isPlainTargetWord(std::uint64_t x, bool inPath) noexcept {
 }
 
 // Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
-inline bool isPlainValueWord(std::uint64_t x) noexcept {
-    return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0;
-}
+inline bool isPlainValueWord(std::uint64_t x) noexcept { return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0; }
 
 inline bool equalsLowerCase(std::string_view text, std::string_view lower) noexcept {
     if (text.size() != lower.size()) return false;
@@ -149,8 +160,10 @@ inline bool equalsLowerCase(std::string_view text, std::string_view lower) noexc
 inline bool isOws(char c) noexcept { return c == ' ' || c == '\t'; }
 
 inline std::string_view trimOws(std::string_view s) noexcept {
-    while (!s.empty() && isOws(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isOws(s.back())) s.remove_suffix(1);
+    while (!s.empty() && isOws(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isOws(s.back()))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -209,22 +222,39 @@ ParseResult HttpParser::parse(char* data, std::size_t length, RequestHead& head)
     char* last = nullptr;
 
     switch (phase) {
-        case kLeading: goto leading;
-        case kLeadingLf: goto leadingLf;
-        case kMethod: goto method;
-        case kPath: goto path;
-        case kQuery: goto query;
-        case kVersion: goto version;
-        case kVersionEnd: goto versionEnd;
-        case kRequestLineLf: goto requestLineLf;
-        case kLineStart: goto lineStart;
-        case kName: goto name;
-        case kValueStart: goto valueStart;
-        case kValue: goto value;
-        case kLengthValue: goto lengthValue;
-        case kValueLf: goto valueLf;
-        case kEndLf: goto endLf;
-        default: LW_CHECK(false && "corrupt parser phase"); goto leading;
+        case kLeading:
+            goto leading;
+        case kLeadingLf:
+            goto leadingLf;
+        case kMethod:
+            goto method;
+        case kPath:
+            goto path;
+        case kQuery:
+            goto query;
+        case kVersion:
+            goto version;
+        case kVersionEnd:
+            goto versionEnd;
+        case kRequestLineLf:
+            goto requestLineLf;
+        case kLineStart:
+            goto lineStart;
+        case kName:
+            goto name;
+        case kValueStart:
+            goto valueStart;
+        case kValue:
+            goto value;
+        case kLengthValue:
+            goto lengthValue;
+        case kValueLf:
+            goto valueLf;
+        case kEndLf:
+            goto endLf;
+        default:
+            LW_CHECK(false && "corrupt parser phase");
+            goto leading;
     }
 
 leading:
@@ -258,7 +288,8 @@ leadingLf:
     goto leading;
 
 method:
-    while (p != end && kChars.tokenLower[uc(*p)] != 0) ++p;
+    while (p != end && kChars.tokenLower[uc(*p)] != 0)
+        ++p;
     if (offset(p) - methodStart_ > kMaxMethodBytes) {
         error = HttpError::BadMethod;
         goto fail;
@@ -430,7 +461,8 @@ name:
     }
 
 valueStart:
-    while (p != end && isOws(*p)) ++p;
+    while (p != end && isOws(*p))
+        ++p;
     if (p == end) {
         phase = kValueStart;
         goto suspend;
@@ -506,10 +538,9 @@ valueLf:
         goto fail;
     }
     ++p;
-    fields_[headerCount_] = FieldOffsets{static_cast<std::uint16_t>(elementStart_),
-                                         static_cast<std::uint16_t>(nameEnd_ - elementStart_),
-                                         static_cast<std::uint16_t>(valueStart_),
-                                         static_cast<std::uint16_t>(valueEnd_ - valueStart_)};
+    fields_[headerCount_] =
+        FieldOffsets{static_cast<std::uint16_t>(elementStart_), static_cast<std::uint16_t>(nameEnd_ - elementStart_),
+                     static_cast<std::uint16_t>(valueStart_), static_cast<std::uint16_t>(valueEnd_ - valueStart_)};
     ++headerCount_;
     if (fieldKind_ != kOtherField) {
         error = onFieldLine(data);
@@ -670,8 +701,7 @@ ParseResult HttpParser::complete(char* data, std::size_t consumed, RequestHead& 
     head.keepAlive = !(flags & kConnectionClose) && (http11 || (flags & kConnectionKeepAlive));
     // RFC 9110 sections 10.1.1 and 7.8: HTTP/1.0 requests cannot expect 100-continue nor upgrade.
     head.expectContinue = http11 && (flags & kExpectContinue);
-    head.upgrade = (flags & kConnectMethod) ||
-                   (http11 && (flags & kUpgradeField) && (flags & kConnectionUpgrade));
+    head.upgrade = (flags & kConnectMethod) || (http11 && (flags & kUpgradeField) && (flags & kConnectionUpgrade));
     head.headerCount = headerCount_;
     for (std::uint16_t i = 0; i < headerCount_; ++i) {
         const FieldOffsets& field = fields_[i];

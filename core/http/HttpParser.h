@@ -43,16 +43,16 @@ struct HttpHeader {
 };
 
 struct RequestHead {
-    std::string_view method;  // as sent, case preserved (methods are case-sensitive)
-    std::string_view target;  // the request-target as sent
-    std::string_view path;    // target up to the first '?'
-    std::string_view query;   // target after the first '?', without it; empty when there is none
-    std::uint8_t httpMinor = 1;   // 0 for HTTP/1.0, 1 for HTTP/1.1
+    std::string_view method;     // as sent, case preserved (methods are case-sensitive)
+    std::string_view target;     // the request-target as sent
+    std::string_view path;       // target up to the first '?'
+    std::string_view query;      // target after the first '?', without it; empty when there is none
+    std::uint8_t httpMinor = 1;  // 0 for HTTP/1.0, 1 for HTTP/1.1
     BodyFraming framing = BodyFraming::None;
     std::uint64_t contentLength = 0;  // meaningful when framing == ContentLength
-    bool keepAlive = true;        // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive"
-    bool expectContinue = false;  // "Expect: 100-continue" (case-insensitive)
-    bool upgrade = false;         // method CONNECT, or an Upgrade field with "upgrade" in Connection
+    bool keepAlive = true;            // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive"
+    bool expectContinue = false;      // "Expect: 100-continue" (case-insensitive)
+    bool upgrade = false;             // method CONNECT, or an Upgrade field with "upgrade" in Connection
     std::uint16_t headerCount = 0;
     HttpHeader headers[limits::kMaxHeaderCount];
 
@@ -89,7 +89,7 @@ private:
 
     // Resumption state: how far the bytes are validated and what the parse found so far. Offsets, never
     // pointers, because the buffer may move between calls.
-    std::uint8_t phase_ = 0;         // where in the grammar position_ is
+    std::uint8_t phase_ = 0;  // where in the grammar position_ is
     std::uint8_t httpMinor_ = 1;
     std::uint8_t fieldKind_ = 0;     // which special field, if any, the field line being read is
     std::uint16_t flags_ = 0;        // what the special fields said so far (see HttpParser.cpp)
@@ -97,12 +97,12 @@ private:
     std::uint32_t position_ = 0;     // bytes of data validated so far
     std::uint32_t methodStart_ = 0;  // first byte of the method (after leading empty lines)
     std::uint32_t targetStart_ = 0;
-    std::uint32_t queryMark_ = 0;    // offset of the first '?' of the target; 0 when none seen
+    std::uint32_t queryMark_ = 0;  // offset of the first '?' of the target; 0 when none seen
     std::uint32_t targetEnd_ = 0;
-    std::uint32_t elementStart_ = 0; // version start, or the name of the field line being read
-    std::uint32_t nameEnd_ = 0;      // the colon of the field line being read
-    std::uint32_t valueStart_ = 0;   // first byte of its value after OWS
-    std::uint32_t valueEnd_ = 0;     // one past the last non-OWS byte of its value seen so far
+    std::uint32_t elementStart_ = 0;  // version start, or the name of the field line being read
+    std::uint32_t nameEnd_ = 0;       // the colon of the field line being read
+    std::uint32_t valueStart_ = 0;    // first byte of its value after OWS
+    std::uint32_t valueEnd_ = 0;      // one past the last non-OWS byte of its value seen so far
     std::uint64_t contentLength_ = 0;
     std::uint64_t pendingLength_ = 0;  // the digits of the Content-Length value being read
     FieldOffsets fields_[limits::kMaxHeaderCount] = {};

@@ -93,9 +93,7 @@ std::string_view HttpRequest::getParameter(std::string_view name) const noexcept
     return match_ == nullptr ? std::string_view() : match_->parameter(name);
 }
 
-std::size_t HttpRequest::getParameterCount() const noexcept {
-    return match_ == nullptr ? 0 : match_->parameterCount();
-}
+std::size_t HttpRequest::getParameterCount() const noexcept { return match_ == nullptr ? 0 : match_->parameterCount(); }
 
 std::size_t HttpRequest::headerCount() const noexcept { return head_->headerCount; }
 

@@ -99,9 +99,7 @@ void HttpResponse::pause() { connectionOf(this).pauseRequest(); }
 
 void HttpResponse::resume() { connectionOf(this).resumeRequest(); }
 
-std::string_view HttpResponse::getRemoteAddress() const noexcept {
-    return connectionOf(this).remoteAddress().bytes();
-}
+std::string_view HttpResponse::getRemoteAddress() const noexcept { return connectionOf(this).remoteAddress().bytes(); }
 
 std::string_view HttpResponse::getRemoteAddressAsText() const noexcept {
     return const_cast<HttpConnection&>(connectionOf(this)).remoteAddressText();

@@ -53,7 +53,8 @@ void HttpServer::accept(int fd, const SocketAddress& remote) {
 }
 
 void HttpServer::closeListenSockets() noexcept {
-    for (auto& socket : listeners_) socket->close();
+    for (auto& socket : listeners_)
+        socket->close();
 }
 
 void HttpServer::close() noexcept {

@@ -140,7 +140,7 @@ struct Router::Node {
         std::unique_ptr<Node> node;
     };
 
-    std::string text;  // the segment a static node matches; empty for parameter and wildcard nodes
+    std::string text;                  // the segment a static node matches; empty for parameter and wildcard nodes
     std::vector<StaticChild> statics;  // sorted by compareKeys of text
     std::unique_ptr<Node> parameter;
     std::unique_ptr<Node> wildcard;
@@ -151,7 +151,8 @@ struct Router::Node {
     std::vector<std::string> parameterNames;
 
     std::size_t searchStatic(std::string_view segment, bool& found) const noexcept {
-        return search(statics, segment, [](const StaticChild& child) { return child.text; }, found);
+        return search(
+            statics, segment, [](const StaticChild& child) { return child.text; }, found);
     }
 
     Node* findStatic(std::string_view segment) const noexcept {
@@ -162,9 +163,12 @@ struct Router::Node {
 
     Node* find(const PatternSegment& segment) const noexcept {
         switch (segment.kind) {
-            case SegmentKind::Static: return findStatic(segment.text);
-            case SegmentKind::Parameter: return parameter.get();
-            case SegmentKind::Wildcard: return wildcard.get();
+            case SegmentKind::Static:
+                return findStatic(segment.text);
+            case SegmentKind::Parameter:
+                return parameter.get();
+            case SegmentKind::Wildcard:
+                return wildcard.get();
         }
         return nullptr;
     }
@@ -182,8 +186,12 @@ struct Router::Node {
                                StaticChild{raw->text, std::move(child)});
                 break;
             }
-            case SegmentKind::Parameter: parameter = std::move(child); break;
-            case SegmentKind::Wildcard: wildcard = std::move(child); break;
+            case SegmentKind::Parameter:
+                parameter = std::move(child);
+                break;
+            case SegmentKind::Wildcard:
+                wildcard = std::move(child);
+                break;
         }
         return raw;
     }
@@ -218,7 +226,8 @@ struct Router::Tree {
     std::size_t dynamicRoutes = 0;  // routes with a parameter or a wildcard, which only the walk finds
 
     std::size_t searchExact(std::string_view path, bool& found) const noexcept {
-        return search(exact, path, [](const ExactEntry& entry) { return entry.pattern; }, found);
+        return search(
+            exact, path, [](const ExactEntry& entry) { return entry.pattern; }, found);
     }
 
     const Node* findExact(std::string_view path) const noexcept {
@@ -270,7 +279,8 @@ bool Router::add(std::string_view method, std::string_view pattern, HandlerId id
     }
 
     Node* node = &tree->root;
-    for (const PatternSegment& segment : segments) node = node->obtain(segment);
+    for (const PatternSegment& segment : segments)
+        node = node->obtain(segment);
 
     const bool replacing = node->hasRoute;
     const bool dynamic = isDynamic(segments);
@@ -329,7 +339,8 @@ bool Router::remove(std::string_view method, std::string_view pattern) {
     target->parameterNames.clear();
 
     // Nodes that no longer lead to a route are pruned, so the walk never wanders into dead branches.
-    for (std::size_t i = chain.size() - 1; i > 0 && chain[i]->empty(); --i) chain[i - 1]->detach(chain[i]);
+    for (std::size_t i = chain.size() - 1; i > 0 && chain[i]->empty(); --i)
+        chain[i - 1]->detach(chain[i]);
     if (tree != anyTree_.get() && tree->root.empty()) {
         methodTrees_.erase(std::find_if(methodTrees_.begin(), methodTrees_.end(),
                                         [tree](const std::unique_ptr<Tree>& each) { return each.get() == tree; }));
@@ -424,7 +435,8 @@ bool Router::walk(const Tree& tree, std::string_view path, const Node* skip, Vis
                     frame.next = Frame::kDone;
                     if (node.wildcard && offer(*node.wildcard, frame.parameterCount, visitor)) return true;
                     break;
-                case Frame::kDone: break;
+                case Frame::kDone:
+                    break;
             }
         }
         if (depth == 0) return false;

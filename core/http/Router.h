@@ -76,9 +76,9 @@ public:
     bool dispatch(std::string_view method, std::string_view path, TryHandler&& tryHandler);
 
 private:
-    struct Node;     // one segment of a pattern; defined in Router.cpp
-    struct Tree;     // the routes of one method (or of kAnyMethod), with an exact-match index of static ones
-    struct Frame;    // one level of the dispatch walk
+    struct Node;   // one segment of a pattern; defined in Router.cpp
+    struct Tree;   // the routes of one method (or of kAnyMethod), with an exact-match index of static ones
+    struct Frame;  // one level of the dispatch walk
     struct Visitor {
         bool (*call)(void* context, const RouteMatch& match);
         void* context;

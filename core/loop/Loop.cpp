@@ -25,7 +25,8 @@ std::uint64_t monotonicMs() noexcept {
 
 std::unique_ptr<Loop> Loop::create(const LoopOptions& options) {
     switch (options.backend) {
-        case LoopBackend::Epoll: return std::make_unique<EpollLoop>(options.sweepIntervalMs);
+        case LoopBackend::Epoll:
+            return std::make_unique<EpollLoop>(options.sweepIntervalMs);
         case LoopBackend::Libuv:
 #ifdef LW_HAVE_LIBUV
             return std::make_unique<UvLoop>(nullptr, options.sweepIntervalMs);
@@ -88,7 +89,8 @@ void Loop::runDeferred() {
         if (deferred_.empty()) return;
         std::swap(deferred_, running_);
     }
-    for (Task& task : running_) task();
+    for (Task& task : running_)
+        task();
     running_.clear();
 }
 
@@ -138,7 +140,8 @@ bool Loop::hasWork() const noexcept { return watchedCount_ > 0 || keepAliveTimer
 // deadlines go through the sweep instead.
 void Loop::insertTimer(Timer& timer) noexcept {
     Timer** link = &timers_;
-    while (*link != nullptr && (*link)->dueMs_ <= timer.dueMs_) link = &(*link)->next_;
+    while (*link != nullptr && (*link)->dueMs_ <= timer.dueMs_)
+        link = &(*link)->next_;
     timer.next_ = *link;
     *link = &timer;
     if (timer.keepsLoopAlive_) ++keepAliveTimers_;

@@ -148,7 +148,7 @@ protected:
     bool hasWork() const noexcept;
 
     // Backend hooks.
-    virtual void wakeup() = 0;               // any thread
+    virtual void wakeup() = 0;                // any thread
     virtual void timersChanged() noexcept {}  // the earliest deadline or the keep-alive set changed
 
     std::size_t watchedCount_ = 0;

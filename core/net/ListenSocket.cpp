@@ -15,8 +15,7 @@ namespace loopwire {
 
 namespace {
 
-int openListening(const sockaddr* address, socklen_t length, const ListenOptions& options, bool dualStack,
-                  int& error) {
+int openListening(const sockaddr* address, socklen_t length, const ListenOptions& options, bool dualStack, int& error) {
     int fd = ::socket(address->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         error = errno;
@@ -47,10 +46,7 @@ std::uint16_t boundPort(int fd) noexcept {
 }  // namespace
 
 ListenSocket::ListenSocket(Loop& loop, int fd, std::uint16_t port, AcceptCallback onAccept) noexcept
-    : loop_(loop),
-      port_(port),
-      onAccept_(std::move(onAccept)),
-      resumeAccepting_(loop, [this] {
+    : loop_(loop), port_(port), onAccept_(std::move(onAccept)), resumeAccepting_(loop, [this] {
           if (isWatched()) loop_.setWatchedEvents(*this, io::kReadable);
       }) {
     resumeAccepting_.setKeepsLoopAlive(false);
@@ -59,8 +55,8 @@ ListenSocket::ListenSocket(Loop& loop, int fd, std::uint16_t port, AcceptCallbac
 
 ListenSocket::~ListenSocket() { close(); }
 
-std::unique_ptr<ListenSocket> ListenSocket::listenTcp(Loop& loop, const ListenOptions& options,
-                                                      AcceptCallback onAccept, int& error) {
+std::unique_ptr<ListenSocket> ListenSocket::listenTcp(Loop& loop, const ListenOptions& options, AcceptCallback onAccept,
+                                                      int& error) {
     error = 0;
     int fd = -1;
     std::string host(options.host);
@@ -111,7 +107,7 @@ std::unique_ptr<ListenSocket> ListenSocket::listenUnix(Loop& loop, std::string_v
     }
     std::memcpy(address.sun_path, path.data(), path.size());
     // A socket file left by an earlier process would make bind fail; anything that is not a socket is kept.
-    struct stat existing{};
+    struct stat existing {};
     if (::lstat(address.sun_path, &existing) == 0 && S_ISSOCK(existing.st_mode)) ::unlink(address.sun_path);
     ListenOptions options;
     options.exclusivePort = true;

@@ -43,8 +43,8 @@ public:
 
     using AcceptCallback = InlineFunction<void(int fd, const SocketAddress& remote), 16>;
 
-    static std::unique_ptr<ListenSocket> listenTcp(Loop& loop, const ListenOptions& options,
-                                                   AcceptCallback onAccept, int& error);
+    static std::unique_ptr<ListenSocket> listenTcp(Loop& loop, const ListenOptions& options, AcceptCallback onAccept,
+                                                   int& error);
     static std::unique_ptr<ListenSocket> listenUnix(Loop& loop, std::string_view path, AcceptCallback onAccept,
                                                     int& error);
 

@@ -296,7 +296,8 @@ void SocketGroup::remove(Socket& socket) noexcept {
 }
 
 void SocketGroup::closeAll() noexcept {
-    while (head_ != nullptr) head_->close();
+    while (head_ != nullptr)
+        head_->close();
 }
 
 void SocketGroup::onSweep(std::uint64_t nowMs) {

@@ -20,9 +20,7 @@ public:
     SocketAddress() noexcept = default;
     static SocketAddress fromSockaddr(const sockaddr* address) noexcept;
 
-    std::string_view bytes() const noexcept {
-        return {reinterpret_cast<const char*>(bytes_), length_};
-    }
+    std::string_view bytes() const noexcept { return {reinterpret_cast<const char*>(bytes_), length_}; }
     std::uint16_t port() const noexcept { return port_; }
     bool isIpv4() const noexcept { return length_ == 4; }
     bool isIpv6() const noexcept { return length_ == 16; }

@@ -20,8 +20,8 @@ struct ExampleArgs {
                 args.port = std::atoi(argv[++i]);
             } else if (std::strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
                 ++i;
-                args.options.backend = std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv
-                                                                          : loopwire::LoopBackend::Epoll;
+                args.options.backend =
+                    std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv : loopwire::LoopBackend::Epoll;
             } else {
                 std::fprintf(stderr, "usage: %s [--port N] [--backend epoll|libuv]\n", argv[0]);
                 std::exit(2);

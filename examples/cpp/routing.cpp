@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
             })
         .get("/users/:id/posts/:post",
              [](loopwire::HttpResponse* res, loopwire::HttpRequest* req) {
-                 std::string body = "post " + std::string(req->getParameter(1)) + " of user " +
-                                    std::string(req->getParameter(0));
+                 std::string body =
+                     "post " + std::string(req->getParameter(1)) + " of user " + std::string(req->getParameter(0));
                  res->end(body);
              })
         .get("/search",

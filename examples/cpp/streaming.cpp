@@ -12,7 +12,8 @@ constexpr std::uint64_t kBodyBytes = 64 * 1024 * 1024;
 const std::string& pattern() {
     static const std::string bytes = [] {
         std::string text(64 * 1024 + 26, ' ');
-        for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>('a' + i % 26);
+        for (std::size_t i = 0; i < text.size(); ++i)
+            text[i] = static_cast<char>('a' + i % 26);
         return text;
     }();
     return bytes;

@@ -51,9 +51,7 @@ void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
     }
 }
 void* operator new(std::size_t size, std::align_val_t alignment) { return countedAllocateAligned(size, alignment); }
-void* operator new[](std::size_t size, std::align_val_t alignment) {
-    return countedAllocateAligned(size, alignment);
-}
+void* operator new[](std::size_t size, std::align_val_t alignment) { return countedAllocateAligned(size, alignment); }
 void operator delete(void* memory) noexcept { std::free(memory); }
 void operator delete[](void* memory) noexcept { std::free(memory); }
 void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
@@ -78,8 +76,8 @@ void routes(App& app) {
     tCountAllocations = true;  // this runs on the server thread
     app.get("/hello", [](HttpResponse* res, HttpRequest*) { res->end("Hello world!"); });
     app.get("/headers", [](HttpResponse* res, HttpRequest* req) {
-        std::size_t seen = req->getHeader("x-one").size() + req->getHeader("x-five").size() +
-                           req->getHeader("user-agent").size();
+        std::size_t seen =
+            req->getHeader("x-one").size() + req->getHeader("x-five").size() + req->getHeader("user-agent").size();
         res->writeStatus("200 OK")
             ->writeHeader("Content-Type", "text/plain")
             ->writeHeader("Cache-Control", "no-store")
@@ -106,19 +104,22 @@ struct Scenario {
 std::string headersRequest() {
     std::string request = "GET /headers HTTP/1.1\r\nHost: x\r\nUser-Agent: zero-alloc-test\r\n";
     const char* names[] = {"X-One", "X-Two", "X-Three", "X-Four", "X-Five", "Accept", "Accept-Language", "Cookie"};
-    for (const char* name : names) request += std::string(name) + ": value-of-" + name + "\r\n";
+    for (const char* name : names)
+        request += std::string(name) + ": value-of-" + name + "\r\n";
     return request + "\r\n";
 }
 
 std::string uploadRequest() {
-    return "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n\r\n" +
+    return "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: "
+           "1024\r\n\r\n" +
            std::string(1024, 'u');
 }
 
 // Sends `total` requests, `perWrite` at a time, and reads their fixed-size responses.
 void drive(TestClient& client, const Scenario& scenario, std::size_t responseBytes, int total) {
     std::string batch;
-    for (int i = 0; i < scenario.requestsPerWrite; ++i) batch += scenario.request;
+    for (int i = 0; i < scenario.requestsPerWrite; ++i)
+        batch += scenario.request;
     for (int sent = 0; sent < total; sent += scenario.requestsPerWrite) {
         client.send(batch);
         std::string got = client.readBytes(responseBytes * static_cast<std::size_t>(scenario.requestsPerWrite));
@@ -158,7 +159,8 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
             auto second = client.readResponse();
             ASSERT_TRUE(second);
             responseBytes = second->statusLine.size() + 2 + second->body.size() + 2;
-            for (const auto& [name, value] : second->headers) responseBytes += name.size() + 2 + value.size() + 2;
+            for (const auto& [name, value] : second->headers)
+                responseBytes += name.size() + 2 + value.size() + 2;
         }
         drive(client, scenario, responseBytes, kWarmupRequests);
         server.runOnLoop([](App&) {});

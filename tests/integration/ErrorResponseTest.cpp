@@ -33,8 +33,8 @@ std::vector<BadRequest> badRequests() {
          400},
         {"MalformedContentLength", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3a\r\n\r\nabc", 400},
         {"TransferEncodingNotChunked", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
-        {"ChunkSizeOverflow",
-         "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\n", 400},
+        {"ChunkSizeOverflow", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\n",
+         400},
         {"BadChunkSize", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400},
         {"ChunkExtensionTooLong",
          "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;" +
@@ -76,7 +76,8 @@ TEST_P(ErrorResponses, EachMalformedRequestGetsItsStatusAndAClosedConnection) {
 TEST_P(ErrorResponses, TooManyHeadersGets431) {
     serve([](App& app) { app.any("/*", [](HttpResponse* res, HttpRequest*) { res->end("handled"); }); });
     std::string request = "GET / HTTP/1.1\r\nHost: x\r\n";
-    for (std::size_t i = 0; i < limits::kMaxHeaderCount; ++i) request += "X-" + std::to_string(i) + ": v\r\n";
+    for (std::size_t i = 0; i < limits::kMaxHeaderCount; ++i)
+        request += "X-" + std::to_string(i) + ": v\r\n";
     request += "\r\n";
     TestClient client(port());
     client.send(request);
@@ -99,7 +100,8 @@ TEST_P(ErrorResponses, ABadBodyAfterAnEarlyAnswerClosesWithoutAnotherResponse) {
 TEST_P(ErrorResponses, AnErrorAfterGoodPipelinedRequestsKeepsTheirAnswers) {
     serve([](App& app) { app.get("/*", [](HttpResponse* res, HttpRequest*) { res->end("ok"); }); });
     TestClient client(port());
-    client.send("GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\nGET /3 HTTP/1.1\r\nHost : x\r\n\r\n");
+    client.send(
+        "GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\nGET /3 HTTP/1.1\r\nHost : x\r\n\r\n");
     EXPECT_EQ(client.readResponse()->body, "ok");
     EXPECT_EQ(client.readResponse()->body, "ok");
     EXPECT_EQ(client.readResponse()->status, 400);

@@ -38,10 +38,9 @@ protected:
     std::unique_ptr<TestServer> server_;
 };
 
-#define LW_INSTANTIATE_BACKENDS(suite)                                                                    \
-    INSTANTIATE_TEST_SUITE_P(Backends, suite, ::testing::Values(LoopBackend::Epoll, LoopBackend::Libuv), \
-                             [](const ::testing::TestParamInfo<LoopBackend>& backendInfo) {              \
-                                 return backendName(backendInfo.param);                                  \
-                             })
+#define LW_INSTANTIATE_BACKENDS(suite)                                              \
+    INSTANTIATE_TEST_SUITE_P(                                                       \
+        Backends, suite, ::testing::Values(LoopBackend::Epoll, LoopBackend::Libuv), \
+        [](const ::testing::TestParamInfo<LoopBackend>& backendInfo) { return backendName(backendInfo.param); })
 
 }  // namespace loopwire::test

@@ -39,12 +39,12 @@ TEST_P(HttpServer, KeepsTheConnectionAlive) {
 }
 
 TEST_P(HttpServer, AnswersPipelinedRequestsInOrder) {
-    serve([](App& app) {
-        app.get("/:n", [](HttpResponse* res, HttpRequest* req) { res->end(req->getParameter(0)); });
-    });
+    serve(
+        [](App& app) { app.get("/:n", [](HttpResponse* res, HttpRequest* req) { res->end(req->getParameter(0)); }); });
     TestClient client(port());
     std::string batch;
-    for (int i = 0; i < 50; ++i) batch += "GET /" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (int i = 0; i < 50; ++i)
+        batch += "GET /" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n";
     client.send(batch);
     for (int i = 0; i < 50; ++i) {
         auto response = client.readResponse();
@@ -65,9 +65,11 @@ TEST_P(HttpServer, PipelinedResponsesLeaveInOneSyscall) {
     std::uint64_t before = 0;
     server().runOnLoop([&before](App& app) { before = app.loop().sendCalls(); });
     std::string batch;
-    for (int i = 0; i < 50; ++i) batch += "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (int i = 0; i < 50; ++i)
+        batch += "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
     client.send(batch);
-    for (int i = 0; i < 50; ++i) ASSERT_TRUE(client.readResponse());
+    for (int i = 0; i < 50; ++i)
+        ASSERT_TRUE(client.readResponse());
     std::uint64_t after = 0;
     server().runOnLoop([&after](App& app) { after = app.loop().sendCalls(); });
     // The 50 requests may arrive in more than one read; each read's responses leave in one send.
@@ -204,12 +206,12 @@ TEST_P(HttpServer, Default404) {
 
 TEST_P(HttpServer, RoutesByMethodParameterWildcardAndYield) {
     serve([](App& app) {
-        app.get("/users/:id", [](HttpResponse* res, HttpRequest* req) {
-               res->end("get user " + std::string(req->getParameter("id")));
-           })
+        app.get("/users/:id", [](HttpResponse* res,
+                                 HttpRequest* req) { res->end("get user " + std::string(req->getParameter("id"))); })
             .post("/users/:id",
                   [](HttpResponse* res, HttpRequest* req) { res->end("post " + std::string(req->getParameter(0))); })
-            .get("/files/*", [](HttpResponse* res, HttpRequest* req) { res->end("file " + std::string(req->getUrl())); })
+            .get("/files/*",
+                 [](HttpResponse* res, HttpRequest* req) { res->end("file " + std::string(req->getUrl())); })
             .get("/yield", [](HttpResponse*, HttpRequest* req) { req->setYield(true); })
             .any("/*", [](HttpResponse* res, HttpRequest* req) {
                 res->end("any " + std::string(req->getMethod()) + " " + std::string(req->getCaseSensitiveMethod()));
@@ -234,8 +236,8 @@ TEST_P(HttpServer, RemovedRouteAnswers404) {
 TEST_P(HttpServer, ReadsHeadersQueryAndUrl) {
     serve([](App& app) {
         app.get("/q", [](HttpResponse* res, HttpRequest* req) {
-            std::string body = std::string(req->getHeader("x-one")) + "|" + std::string(req->getHeader("x-two")) +
-                               "|" + std::string(req->getQuery()) + "|" + std::string(req->getQuery("name")) + "|" +
+            std::string body = std::string(req->getHeader("x-one")) + "|" + std::string(req->getHeader("x-two")) + "|" +
+                               std::string(req->getQuery()) + "|" + std::string(req->getQuery("name")) + "|" +
                                std::string(req->getQuery("missing")) + "|" + std::string(req->getUrl()) + "|" +
                                std::string(req->getFullUrl());
             int count = 0;
@@ -414,7 +416,9 @@ TEST_P(HttpServer, WritesAChunkedResponse) {
 }
 
 TEST_P(HttpServer, AnswersA204WithoutContentLength) {
-    serve([](App& app) { app.get("/", [](HttpResponse* res, HttpRequest*) { res->writeStatus("204 No Content")->end(); }); });
+    serve([](App& app) {
+        app.get("/", [](HttpResponse* res, HttpRequest*) { res->writeStatus("204 No Content")->end(); });
+    });
     auto response = fetch(port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 204);
@@ -451,9 +455,11 @@ TEST_P(HttpServer, OnAbortedFiresOnceWhenTheClientLeaves) {
     {
         TestClient client(port());
         client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-        for (int i = 0; i < 500 && !registered; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 500 && !registered; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    for (int i = 0; i < 500 && aborted == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 500 && aborted == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     server().runOnLoop([](App&) {});
     EXPECT_EQ(aborted.load(), 1);
 }
@@ -600,9 +606,8 @@ TEST_P(HttpServer, PauseStopsReadingTheBodyUntilResume) {
 TEST_P(HttpServer, ReportsTheRemoteAddress) {
     serve([](App& app) {
         app.get("/", [](HttpResponse* res, HttpRequest*) {
-            res->end(std::string(res->getRemoteAddressAsText()) + " " +
-                     std::to_string(res->getRemoteAddress().size()) + " " +
-                     std::to_string(res->getRemotePort() != 0));
+            res->end(std::string(res->getRemoteAddressAsText()) + " " + std::to_string(res->getRemoteAddress().size()) +
+                     " " + std::to_string(res->getRemotePort() != 0));
         });
     });
     EXPECT_EQ(fetch(port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")->body, "127.0.0.1 4 1");

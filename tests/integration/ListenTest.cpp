@@ -25,9 +25,8 @@ TEST_P(Listening, PortZeroPicksAFreePortThatIsReported) {
 TEST_P(Listening, ServesOnAUnixSocket) {
     std::string path = "/tmp/loopwire-test-" + std::to_string(::getpid()) + "-" + backendName(GetParam()) + ".sock";
     {
-        TestServer server(options(),
-                          [](App& app) { app.get("/", [](HttpResponse* res, HttpRequest*) { res->end("unix"); }); },
-                          path);
+        TestServer server(
+            options(), [](App& app) { app.get("/", [](HttpResponse* res, HttpRequest*) { res->end("unix"); }); }, path);
         TestClient client(path);
         client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         auto response = client.readResponse();
@@ -56,7 +55,8 @@ TEST_P(Listening, ListensOnIpv6Loopback) {
     std::string reply;
     char buffer[4096];
     ssize_t got;
-    while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) reply.append(buffer, static_cast<std::size_t>(got));
+    while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
+        reply.append(buffer, static_cast<std::size_t>(got));
     ::close(fd);
     EXPECT_NE(reply.find("\r\n\r\n::1"), std::string::npos) << reply;
 }
@@ -79,7 +79,8 @@ TEST_P(Listening, AnExclusivePortCannotBeShared) {
     bool secondOk = true;
     serve([&](App& app) {
         int port = 0;
-        app.listen("127.0.0.1", 0, kListenExclusivePort, [&port](ListenSocket* socket) { port = App::localPort(socket); });
+        app.listen("127.0.0.1", 0, kListenExclusivePort,
+                   [&port](ListenSocket* socket) { port = App::localPort(socket); });
         app.listen("127.0.0.1", port, [&secondOk](ListenSocket* socket) { secondOk = socket != nullptr; });
     });
     EXPECT_FALSE(secondOk);

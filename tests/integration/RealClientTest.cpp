@@ -58,8 +58,8 @@ TEST_P(RealClients, CurlUploadsAChunkedBody) {
 TEST_P(RealClients, CurlWaitsFor100Continue) {
     std::string path = "/tmp/loopwire-body-" + std::to_string(::getpid());
     std::ofstream(path) << std::string(50000, 'c');
-    auto result = runCommand("curl -sv -H 'Expect: 100-continue' --data-binary @" + path + " " + url("/length") +
-                             " 2>&1");
+    auto result =
+        runCommand("curl -sv -H 'Expect: 100-continue' --data-binary @" + path + " " + url("/length") + " 2>&1");
     std::remove(path.c_str());
     EXPECT_EQ(result.status, 0);
     EXPECT_NE(result.output.find("HTTP/1.1 100 Continue"), std::string::npos) << result.output;
@@ -78,9 +78,9 @@ TEST_P(RealClients, CurlSeesErrorStatuses) {
     EXPECT_EQ(runCommand("curl -s -o /dev/null -w '%{http_code}' " + url("/missing")).output, "404");
     std::string longTarget(limits::kMaxRequestTargetBytes + 1, 'a');
     EXPECT_EQ(runCommand("curl -s -o /dev/null -w '%{http_code}' " + url("/" + longTarget)).output, "414");
-    EXPECT_EQ(runCommand("curl -s -o /dev/null -w '%{http_code}' -H 'Content-Length: 1x' -X POST " + url("/length"))
-                  .output,
-              "400");
+    EXPECT_EQ(
+        runCommand("curl -s -o /dev/null -w '%{http_code}' -H 'Content-Length: 1x' -X POST " + url("/length")).output,
+        "400");
 }
 
 TEST_P(RealClients, WrkGetsOnlySuccessfulResponses) {

@@ -129,7 +129,8 @@ std::optional<Response> TestClient::readResponse(bool responseToHead, std::chron
             auto colon = line->find(':');
             if (colon == std::string::npos) return std::nullopt;
             std::string value = line->substr(colon + 1);
-            while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+            while (!value.empty() && value.front() == ' ')
+                value.erase(0, 1);
             response.headers.emplace(lower(line->substr(0, colon)), value);
         }
         // Interim responses (100 Continue) precede the final one.
@@ -199,7 +200,8 @@ CommandResult runCommand(const std::string& commandLine) {
     if (pipe == nullptr) return result;
     char chunk[4096];
     std::size_t got;
-    while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0) result.output.append(chunk, got);
+    while ((got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0)
+        result.output.append(chunk, got);
     int status = ::pclose(pipe);
     result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;

@@ -39,8 +39,8 @@ public:
     using DataHandler = InlineFunction<void(std::string_view chunk, bool isLast), kCallbackCapacity>;
     // maxRemainingBodyLength: 0 on the final call; for a chunked body, an upper bound (the bytes left in the
     // current chunk plus one), never 0 before the end.
-    using DataV2Handler = InlineFunction<void(std::string_view chunk, std::uint64_t maxRemainingBodyLength),
-                                         kCallbackCapacity>;
+    using DataV2Handler =
+        InlineFunction<void(std::string_view chunk, std::uint64_t maxRemainingBodyLength), kCallbackCapacity>;
     // offset: getWriteOffset() now. Return true when done or when the handler wrote what it could; false to
     // be called again at the next writable event.
     using WritableHandler = InlineFunction<bool(std::uint64_t offset), kCallbackCapacity>;

@@ -31,19 +31,19 @@ public:
 
     // True when F can be stored: small enough, aligned enough, and nothrow-movable.
     template <typename F>
-    static constexpr bool fits = sizeof(F) <= Capacity && alignof(F) <= alignment &&
-                                 std::is_nothrow_move_constructible_v<F>;
+    static constexpr bool fits = sizeof(F) <= Capacity &&
+                                 alignof(F) <= alignment&& std::is_nothrow_move_constructible_v<F>;
 
     template <typename F>
-    static constexpr bool callable = !std::is_same_v<std::remove_cvref_t<F>, InlineFunction> &&
-                                     std::is_invocable_r_v<R, std::decay_t<F>&, Args...>;
+    static constexpr bool callable =
+        !std::is_same_v<std::remove_cvref_t<F>, InlineFunction> && std::is_invocable_r_v<R, std::decay_t<F>&, Args...>;
 
     InlineFunction() noexcept = default;
     InlineFunction(std::nullptr_t) noexcept {}
 
     template <typename F>
-        requires(callable<F> && fits<std::decay_t<F>>)
-    InlineFunction(F&& f) noexcept(std::is_nothrow_constructible_v<std::decay_t<F>, F&&>) {
+    requires(callable<F>&& fits<std::decay_t<F>>) InlineFunction(F&& f)
+    noexcept(std::is_nothrow_constructible_v<std::decay_t<F>, F&&>) {
         using Fn = std::decay_t<F>;
         ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
         ops_ = &opsFor<Fn>;
@@ -52,8 +52,8 @@ public:
     // Deleted on purpose: the callable is too large for Capacity, over-aligned, or its move may throw.
     // Capture less (a pointer instead of a value), raise Capacity, or make the move constructor noexcept.
     template <typename F>
-        requires(callable<F> && !fits<std::decay_t<F>>)
-    InlineFunction(F&& f) = delete;
+    requires(callable<F> && !fits<std::decay_t<F>>) InlineFunction(F&& f)
+    = delete;
 
     InlineFunction(InlineFunction&& other) noexcept { takeFrom(other); }
 

@@ -57,9 +57,9 @@ UvLoop::UvLoop(uv_loop_t* borrowed, std::uint32_t sweepIntervalMs)
     uv_timer_init(uvLoop_, &handles_->timer);
     uv_async_init(uvLoop_, &handles_->async, &UvLoop::onAsync);
     uv_check_init(uvLoop_, &handles_->check);
-    for (uv_handle_t* handle : {reinterpret_cast<uv_handle_t*>(&handles_->timer),
-                                reinterpret_cast<uv_handle_t*>(&handles_->async),
-                                reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
+    for (uv_handle_t* handle :
+         {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
+          reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
         handle->data = this;
         uv_unref(handle);
     }
@@ -71,9 +71,9 @@ UvLoop::~UvLoop() {
     stopInternalTimers();
     uv_timer_stop(&handles_->timer);
     uv_check_stop(&handles_->check);
-    for (uv_handle_t* handle : {reinterpret_cast<uv_handle_t*>(&handles_->timer),
-                                reinterpret_cast<uv_handle_t*>(&handles_->async),
-                                reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
+    for (uv_handle_t* handle :
+         {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
+          reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
         handle->data = handles_;
         closeHandle(handle);
     }

@@ -15,7 +15,7 @@ TEST(DateClock, FormatsALeapDayAndAFourDigitYear) {
     DateClock clock;
     clock.refresh(4107542399);  // 2100-02-28 23:59:59 UTC
     EXPECT_EQ(clock.text(), "Sun, 28 Feb 2100 23:59:59 GMT");
-    clock.refresh(951782400);   // 2000-02-29 00:00:00 UTC
+    clock.refresh(951782400);  // 2000-02-29 00:00:00 UTC
     EXPECT_EQ(clock.text(), "Tue, 29 Feb 2000 00:00:00 GMT");
 }
 

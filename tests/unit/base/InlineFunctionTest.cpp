@@ -98,8 +98,9 @@ TEST(InlineFunction, ReassignmentDestroysThePreviousCallable) {
 }
 
 TEST(InlineFunction, ForwardsArgumentsAndResults) {
-    InlineFunction<std::string(std::string&&, const std::string&), 16> f =
-        [](std::string&& a, const std::string& b) { return std::move(a) + b; };
+    InlineFunction<std::string(std::string&&, const std::string&), 16> f = [](std::string&& a, const std::string& b) {
+        return std::move(a) + b;
+    };
     EXPECT_EQ(f(std::string("ab"), std::string("cd")), "abcd");
 }
 

@@ -53,9 +53,7 @@ TEST(ChunkedDecoder, AcceptsHexInEitherCase) {
     EXPECT_EQ(decoded("1e\r\nall your base are belong to us\r\n0\r\n\r\n").payload, "all your base are belong to us");
 }
 
-TEST(ChunkedDecoder, AcceptsLeadingZerosInSizes) {
-    EXPECT_EQ(decoded("005\r\nhello\r\n000\r\n\r\n").payload, "hello");
-}
+TEST(ChunkedDecoder, AcceptsLeadingZerosInSizes) { EXPECT_EQ(decoded("005\r\nhello\r\n000\r\n\r\n").payload, "hello"); }
 
 TEST(ChunkedDecoder, PassesBinaryPayloadUnchanged) {
     const std::string payload = "\r\n\0\xff;0\r\n\r\n"s;
@@ -203,7 +201,8 @@ TEST(ChunkedDecoder, RejectsBareLineEndingsAfterSize) {
 
 TEST(ChunkedDecoder, AcceptsTokenExtensions) {
     const std::string body =
-        "5;ilovew3;somuchlove=aretheseparametersfor;another=withvalue\r\nhello\r\n6;blahblah;blah\r\n world\r\n0\r\n\r\n";
+        "5;ilovew3;somuchlove=aretheseparametersfor;another=withvalue\r\nhello\r\n6;blahblah;blah\r\n "
+        "world\r\n0\r\n\r\n";
     EXPECT_EQ(decoded(body).payload, "hello world");
 }
 
@@ -236,8 +235,7 @@ TEST(ChunkedDecoder, RejectsMissingExtensionValue) {
 }
 
 TEST(ChunkedDecoder, RejectsUnterminatedQuotedValue) {
-    EXPECT_EQ(refusalOf("5;ilovew3=\"abc\";somuchlove=\"def; ghi\r\nhello\r\n0\r\n\r\n"),
-              HttpError::BadChunkExtension);
+    EXPECT_EQ(refusalOf("5;ilovew3=\"abc\";somuchlove=\"def; ghi\r\nhello\r\n0\r\n\r\n"), HttpError::BadChunkExtension);
 }
 
 TEST(ChunkedDecoder, RejectsControlBytesInQuotedValue) {
@@ -285,9 +283,7 @@ TEST(ChunkedDecoder, AcceptsAndDiscardsTrailerFields) {
     EXPECT_EQ(s.consumed, body.size());
 }
 
-TEST(ChunkedDecoder, RejectsTrailerWithoutColon) {
-    EXPECT_EQ(refusalOf("0\r\nVary\r\n\r\n"), HttpError::BadTrailer);
-}
+TEST(ChunkedDecoder, RejectsTrailerWithoutColon) { EXPECT_EQ(refusalOf("0\r\nVary\r\n\r\n"), HttpError::BadTrailer); }
 
 TEST(ChunkedDecoder, RejectsSpaceBeforeColonInTrailer) {
     EXPECT_EQ(refusalOf("0\r\nVary : *\r\n\r\n"), HttpError::BadTrailer);
@@ -311,9 +307,7 @@ TEST(ChunkedDecoder, RejectsBareLineEndingsInTrailer) {
 }
 
 // A trailer section of exactly `size` bytes, its final CRLF included.
-std::string trailerOfSize(std::size_t size) {
-    return "T: " + std::string(size - 7, 't') + "\r\n\r\n";
-}
+std::string trailerOfSize(std::size_t size) { return "T: " + std::string(size - 7, 't') + "\r\n\r\n"; }
 
 TEST(ChunkedDecoder, AcceptsTrailerSectionAtLimit) {
     const std::string body = "0\r\n" + trailerOfSize(limits::kMaxTrailerSectionBytes);

@@ -47,7 +47,8 @@ inline std::optional<std::map<std::string, std::string>> parseFlatObject(std::st
     std::map<std::string, std::string> fields;
     std::size_t i = 0;
     const auto skipSpace = [&] {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n')) ++i;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n'))
+            ++i;
     };
     const auto readString = [&](std::string& out) -> bool {
         if (i >= line.size() || line[i] != '"') return false;
@@ -61,14 +62,25 @@ inline std::optional<std::map<std::string, std::string>> parseFlatObject(std::st
             if (i >= line.size()) return false;
             c = line[i++];
             switch (c) {
-                case 'n': out += '\n'; break;
-                case 't': out += '\t'; break;
-                case 'r': out += '\r'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
                 case 'u': {
                     if (i + 4 > line.size()) return false;
-                    const unsigned code = static_cast<unsigned>(std::stoul(std::string(line.substr(i, 4)), nullptr, 16));
+                    const unsigned code =
+                        static_cast<unsigned>(std::stoul(std::string(line.substr(i, 4)), nullptr, 16));
                     i += 4;
                     if (code < 0x80) {
                         out += static_cast<char>(code);
@@ -82,7 +94,9 @@ inline std::optional<std::map<std::string, std::string>> parseFlatObject(std::st
                     }
                     break;
                 }
-                default: out += c; break;  // \" \\ \/
+                default:
+                    out += c;
+                    break;  // \" \\ \/
             }
         }
         if (i >= line.size()) return false;
@@ -106,7 +120,8 @@ inline std::optional<std::map<std::string, std::string>> parseFlatObject(std::st
         if (i < line.size() && line[i] == '"') {
             if (!readString(value)) return std::nullopt;
         } else {
-            while (i < line.size() && line[i] != ',' && line[i] != '}' && line[i] != ' ') value += line[i++];
+            while (i < line.size() && line[i] != ',' && line[i] != '}' && line[i] != ' ')
+                value += line[i++];
             if (value.empty()) return std::nullopt;
         }
         fields[key] = value;
@@ -162,7 +177,8 @@ inline bool headHasHost(std::string_view bytes, std::size_t from) {
         if (line.empty()) return false;
         if (line.size() >= 5) {
             std::string start;
-            for (std::size_t k = 0; k < 5; ++k) start += lowerAscii(line[k]);
+            for (std::size_t k = 0; k < 5; ++k)
+                start += lowerAscii(line[k]);
             if (start == "host:") return true;
         }
         if (lf == std::string_view::npos) return false;
@@ -183,13 +199,15 @@ inline std::string withHostWhereMissing(std::string_view raw) {
     auto head = std::make_unique<RequestHead>();
     while (start < bytes.size()) {
         std::size_t lineBegin = start;
-        while (lineBegin < bytes.size() && (bytes[lineBegin] == '\r' || bytes[lineBegin] == '\n')) ++lineBegin;
+        while (lineBegin < bytes.size() && (bytes[lineBegin] == '\r' || bytes[lineBegin] == '\n'))
+            ++lineBegin;
         const std::size_t lf = bytes.find('\n', lineBegin);
         if (lf == std::string::npos) break;
         std::string_view requestLine(bytes.data() + lineBegin, lf - lineBegin);
         if (!requestLine.empty() && requestLine.back() == '\r') requestLine.remove_suffix(1);
         constexpr std::string_view kVersion = " HTTP/1.1";
-        if (requestLine.size() >= kVersion.size() && requestLine.substr(requestLine.size() - kVersion.size()) == kVersion &&
+        if (requestLine.size() >= kVersion.size() &&
+            requestLine.substr(requestLine.size() - kVersion.size()) == kVersion &&
             !conformance_detail::headHasHost(bytes, lf + 1)) {
             bytes.insert(lf + 1, "Host: x\r\n");
         }
@@ -224,8 +242,8 @@ inline std::string withHostWhereMissing(std::string_view raw) {
 
 // Loads every case of the file, in file order. Returns an empty vector when the file cannot be read; a line
 // that cannot be parsed becomes a case with id 0, so a test that checks ids notices it.
-inline std::vector<ConformanceCase> loadConformanceCases(
-    const std::string& path = std::string(LW_CONFORMANCE_DIR) + "/http1-requests.jsonl") {
+inline std::vector<ConformanceCase> loadConformanceCases(const std::string& path = std::string(LW_CONFORMANCE_DIR) +
+                                                                                   "/http1-requests.jsonl") {
     std::vector<ConformanceCase> cases;
     std::ifstream in(path, std::ios::binary);
     std::string line;

@@ -36,7 +36,9 @@ inline void PrintTo(ParseStatus status, std::ostream* os) {
     *os << (status == ParseStatus::Complete ? "Complete" : status == ParseStatus::NeedMore ? "NeedMore" : "Error");
 }
 inline void PrintTo(BodyFraming framing, std::ostream* os) {
-    *os << (framing == BodyFraming::None ? "None" : framing == BodyFraming::ContentLength ? "ContentLength" : "Chunked");
+    *os << (framing == BodyFraming::None            ? "None"
+            : framing == BodyFraming::ContentLength ? "ContentLength"
+                                                    : "Chunked");
 }
 
 namespace test {
@@ -184,7 +186,8 @@ inline HeadSnapshot parseInCalls(std::string_view message, const std::vector<std
 inline std::string describeLengths(const std::vector<std::size_t>& lengths) {
     std::ostringstream os;
     os << "calls with lengths";
-    for (std::size_t i = 0; i < lengths.size() && i < 4; ++i) os << ' ' << lengths[i];
+    for (std::size_t i = 0; i < lengths.size() && i < 4; ++i)
+        os << ' ' << lengths[i];
     if (lengths.size() > 4) os << " ... (" << lengths.size() << " calls)";
     return os.str();
 }
@@ -207,7 +210,8 @@ inline HeadSnapshot grindParse(std::string_view message, GrindOptions options = 
     }
     if (options.bytewise && message.size() > 1) {
         std::vector<std::size_t> lengths;
-        for (std::size_t n = 1; n <= message.size(); ++n) lengths.push_back(n);
+        for (std::size_t n = 1; n <= message.size(); ++n)
+            lengths.push_back(n);
         const HeadSnapshot bytewise = detail::parseInCalls(message, lengths, buffer);
         EXPECT_EQ(bytewise, whole) << "one byte at a time";
     }
@@ -287,7 +291,8 @@ inline BodySnapshot grindDecode(std::string_view body, GrindOptions options = {}
     }
     if (options.bytewise && body.size() > 1) {
         std::vector<std::size_t> ends;
-        for (std::size_t n = 1; n <= body.size(); ++n) ends.push_back(n);
+        for (std::size_t n = 1; n <= body.size(); ++n)
+            ends.push_back(n);
         const BodySnapshot bytewise = detail::decodeInSegments(body, ends, buffer);
         EXPECT_EQ(bytewise, whole) << "one byte at a time";
     }

@@ -39,10 +39,14 @@ public:
     // The verdict in the vocabulary of the conformance file.
     std::string verdict() const {
         switch (stage_) {
-            case Stage::Failed: return "reject";
-            case Stage::Upgraded: return "upgrade";
-            case Stage::Closed: return buffer_.size() > messageEnd_ ? "close-after" : "accept";
-            default: return messages_ > 0 ? "accept" : "wait";
+            case Stage::Failed:
+                return "reject";
+            case Stage::Upgraded:
+                return "upgrade";
+            case Stage::Closed:
+                return buffer_.size() > messageEnd_ ? "close-after" : "accept";
+            default:
+                return messages_ > 0 ? "accept" : "wait";
         }
     }
     int messages() const { return messages_; }
@@ -222,7 +226,8 @@ TEST_P(HttpConformanceCase, MatchesExpectedVerdict) {
         }
     }
     std::vector<std::size_t> bytewise;
-    for (std::size_t n = 1; n <= bytes.size(); ++n) bytewise.push_back(n);
+    for (std::size_t n = 1; n <= bytes.size(); ++n)
+        bytewise.push_back(n);
     EXPECT_EQ(replay(bytes, bytewise), whole) << "one byte at a time";
 }
 

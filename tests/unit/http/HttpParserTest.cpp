@@ -73,9 +73,7 @@ TEST(HttpParser, ConsumesOnlyTheHeadWhenBodyBytesFollow) {
     EXPECT_EQ(s.contentLength, 5u);
 }
 
-TEST(HttpParser, PreservesMethodCase) {
-    EXPECT_EQ(accepted("gEt / HTTP/1.1\r\nHost: x\r\n\r\n").method, "gEt");
-}
+TEST(HttpParser, PreservesMethodCase) { EXPECT_EQ(accepted("gEt / HTTP/1.1\r\nHost: x\r\n\r\n").method, "gEt"); }
 
 TEST(HttpParser, AcceptsAnyTokenAsMethod) {
     EXPECT_EQ(accepted("MKCOLA / HTTP/1.1\r\nHost: x\r\n\r\n").method, "MKCOLA");
@@ -201,7 +199,8 @@ TEST(HttpParser, RejectsBareLfBeforeRequestLine) {
 
 TEST(HttpParser, LeadingEmptyLinesCountTowardSectionLimit) {
     std::string message;
-    while (message.size() < limits::kMaxHeaderSectionBytes) message += "\r\n";
+    while (message.size() < limits::kMaxHeaderSectionBytes)
+        message += "\r\n";
     EXPECT_EQ(statusOf(message, {.splits = false}), ParseStatus::NeedMore);
     EXPECT_EQ(refusalOf(message + "G", {.splitStride = 97}), HttpError::HeaderSectionTooLarge);
 }
@@ -254,7 +253,9 @@ TEST(HttpParser, DoesNotRescanValidatedBytes) {
     buffer[buffer.size() - 4] = '\x01';
     buffer += "\r\n";
     ASSERT_EQ(parser.parse(buffer.data(), buffer.size(), head).status, ParseStatus::Complete);
-    EXPECT_EQ(head.header("a"), "go\x01" "d");
+    EXPECT_EQ(head.header("a"),
+              "go\x01"
+              "d");
 }
 
 TEST(HttpParser, IsReadyForNextRequestAfterError) {
@@ -279,9 +280,7 @@ TEST(HttpParser, ResetForgetsPartialHead) {
 
 // ---- Request line refusals ----------------------------------------------------------------------------------
 
-TEST(HttpParser, RejectsEmptyMethod) {
-    EXPECT_EQ(refusalOf(" / HTTP/1.1\r\nHost: x\r\n\r\n"), HttpError::BadMethod);
-}
+TEST(HttpParser, RejectsEmptyMethod) { EXPECT_EQ(refusalOf(" / HTTP/1.1\r\nHost: x\r\n\r\n"), HttpError::BadMethod); }
 
 TEST(HttpParser, RejectsNonTokenByteInMethod) {
     EXPECT_EQ(refusalOf("GE@T / HTTP/1.1\r\n"), HttpError::BadMethod);
@@ -301,9 +300,7 @@ TEST(HttpParser, RejectsMethodOverLimit) {
     EXPECT_EQ(refusalOf(method), HttpError::BadMethod);  // without waiting for the rest of the line
 }
 
-TEST(HttpParser, RejectsRequestLineWithOnlyMethod) {
-    EXPECT_EQ(refusalOf("GET\r\n\r\n"), HttpError::BadRequestLine);
-}
+TEST(HttpParser, RejectsRequestLineWithOnlyMethod) { EXPECT_EQ(refusalOf("GET\r\n\r\n"), HttpError::BadRequestLine); }
 
 TEST(HttpParser, RejectsEmptyTarget) {
     EXPECT_EQ(refusalOf("GET  / HTTP/1.1\r\nHost: x\r\n\r\n"), HttpError::BadTarget);
@@ -408,7 +405,8 @@ TEST(HttpParser, RejectsControlBytesInValue) {
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: hello\x0cworld\r\n\r\n"), HttpError::BadHeaderValue);
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: \x0c\r\n\r\n"), HttpError::BadHeaderValue);
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: del\x7f\r\n\r\n"), HttpError::BadHeaderValue);
-    EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: 0123456789abcdef\x1b" "0123456789\r\n\r\n"),
+    EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: 0123456789abcdef\x1b"
+                        "0123456789\r\n\r\n"),
               HttpError::BadHeaderValue);
 }
 
@@ -438,14 +436,16 @@ TEST(HttpParser, RejectsBareLineEndingsOfBlankLine) {
 
 TEST(HttpParser, AcceptsHeaderCountAtLimit) {
     std::string message = "GET / HTTP/1.1\r\nHost: x\r\n";
-    for (std::size_t i = 1; i < limits::kMaxHeaderCount; ++i) message += "h" + std::to_string(i) + ": v\r\n";
+    for (std::size_t i = 1; i < limits::kMaxHeaderCount; ++i)
+        message += "h" + std::to_string(i) + ": v\r\n";
     message += "\r\n";
     EXPECT_EQ(accepted(message, {.splitStride = 7}).headers.size(), limits::kMaxHeaderCount);
 }
 
 TEST(HttpParser, RejectsHeaderCountOverLimit) {
     std::string message = "GET / HTTP/1.1\r\nHost: x\r\n";
-    for (std::size_t i = 1; i < limits::kMaxHeaderCount; ++i) message += "h" + std::to_string(i) + ": v\r\n";
+    for (std::size_t i = 1; i < limits::kMaxHeaderCount; ++i)
+        message += "h" + std::to_string(i) + ": v\r\n";
     EXPECT_EQ(refusalOf(message + "one: more\r\n\r\n", {.splitStride = 7}), HttpError::TooManyHeaders);
     EXPECT_EQ(refusalOf(message + "o", {.splitStride = 7}), HttpError::TooManyHeaders);  // as the field starts
 }
@@ -489,14 +489,12 @@ TEST(HttpParser, AcceptsHttp10WithoutHost) {
     EXPECT_EQ(accepted("GET / HTTP/1.0\r\nAccept: */*\r\n\r\n").httpMinor, 0u);
 }
 
-TEST(HttpParser, AcceptsEmptyHost) {
-    EXPECT_EQ(accepted("GET / HTTP/1.1\r\nHost:\r\n\r\n").header("host"), "");
-}
+TEST(HttpParser, AcceptsEmptyHost) { EXPECT_EQ(accepted("GET / HTTP/1.1\r\nHost:\r\n\r\n").header("host"), ""); }
 
 TEST(HttpParser, RejectsRepeatedHost) {
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n"), HttpError::RepeatedHost);
     EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nHOST: b\r\n"), HttpError::RepeatedHost);  // incomplete
-    EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nhost:"), HttpError::RepeatedHost);  // at its colon
+    EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: a\r\nhost:"), HttpError::RepeatedHost);        // at its colon
 }
 
 // ---- Content-Length -------------------------------------------------------------------------------------------
@@ -627,9 +625,7 @@ TEST(HttpParser, RejectsTransferEncodingInHttp10) {
 
 // ---- Connection, Expect, Upgrade -------------------------------------------------------------------------------
 
-TEST(HttpParser, Http11KeepsAliveByDefault) {
-    EXPECT_TRUE(accepted(kGet).keepAlive);
-}
+TEST(HttpParser, Http11KeepsAliveByDefault) { EXPECT_TRUE(accepted(kGet).keepAlive); }
 
 TEST(HttpParser, Http11ClosesWithCloseToken) {
     EXPECT_FALSE(accepted(withField("Connection: close")).keepAlive);
@@ -637,9 +633,7 @@ TEST(HttpParser, Http11ClosesWithCloseToken) {
     EXPECT_FALSE(accepted(withField("Connection: foo, CLOSE")).keepAlive);
 }
 
-TEST(HttpParser, Http10ClosesByDefault) {
-    EXPECT_FALSE(accepted("GET / HTTP/1.0\r\n\r\n").keepAlive);
-}
+TEST(HttpParser, Http10ClosesByDefault) { EXPECT_FALSE(accepted("GET / HTTP/1.0\r\n\r\n").keepAlive); }
 
 TEST(HttpParser, Http10KeepsAliveWithKeepAliveToken) {
     EXPECT_TRUE(accepted(withField("Connection: Keep-Alive", "HTTP/1.0")).keepAlive);

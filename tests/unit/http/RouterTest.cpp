@@ -42,7 +42,8 @@ std::vector<Id> yieldOrder(Router& router, std::string_view method, std::string_
 std::vector<std::string> parameters(Router& router, std::string_view method, std::string_view path) {
     std::vector<std::string> values;
     router.dispatch(method, path, [&](const RouteMatch& match) {
-        for (std::size_t i = 0; i < match.parameterCount(); ++i) values.emplace_back(match.parameter(i));
+        for (std::size_t i = 0; i < match.parameterCount(); ++i)
+            values.emplace_back(match.parameter(i));
         return true;
     });
     return values;
@@ -301,7 +302,8 @@ TEST(Router, ParametersAreRewrittenAfterBacktracking) {
     std::vector<std::vector<std::string>> seen;
     router.dispatch("GET", "/a/b", [&](const RouteMatch& match) {
         std::vector<std::string> values;
-        for (std::size_t i = 0; i < match.parameterCount(); ++i) values.emplace_back(match.parameter(i));
+        for (std::size_t i = 0; i < match.parameterCount(); ++i)
+            values.emplace_back(match.parameter(i));
         seen.push_back(values);
         return false;
     });
@@ -486,8 +488,8 @@ TEST(Router, RemovingAnInnerRouteKeepsDeeperRoutes) {
 TEST(Router, MalformedPatternsAreRefusedAndChangeNothing) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/ok", 1));
-    for (std::string_view pattern : {"", "a", "ok", "*", ":x", "/:", "/a/:", "/a/:/b", "/*/a", "/a/*/", "/a*",
-                                     "/*a", "/a/b*c", "/a/:x*", "/**", "/a/**"}) {
+    for (std::string_view pattern : {"", "a", "ok", "*", ":x", "/:", "/a/:", "/a/:/b", "/*/a", "/a/*/", "/a*", "/*a",
+                                     "/a/b*c", "/a/:x*", "/**", "/a/**"}) {
         EXPECT_FALSE(router.add("GET", pattern, 9)) << pattern;
         EXPECT_FALSE(router.add(kAny, pattern, 9)) << pattern;
         EXPECT_FALSE(router.remove("GET", pattern)) << pattern;
@@ -513,13 +515,15 @@ TEST(Router, ColonInsideASegmentIsStatic) {
 
 std::string patternWithParameters(std::size_t count) {
     std::string pattern;
-    for (std::size_t i = 0; i < count; ++i) pattern += "/:p" + std::to_string(i);
+    for (std::size_t i = 0; i < count; ++i)
+        pattern += "/:p" + std::to_string(i);
     return pattern;
 }
 
 std::string pathWithSegments(std::size_t count) {
     std::string path;
-    for (std::size_t i = 0; i < count; ++i) path += "/v" + std::to_string(i);
+    for (std::size_t i = 0; i < count; ++i)
+        path += "/v" + std::to_string(i);
     return path;
 }
 
@@ -575,7 +579,8 @@ TEST(Router, ManyRoutes) {
         EXPECT_EQ(route(router, i % 2 ? "PUT" : "POST", "/m/" + n), std::nullopt);
     }
     EXPECT_EQ(route(router, "GET", "/static/" + std::to_string(kCount)), std::nullopt);
-    for (Id i = 0; i < kCount; i += 2) ASSERT_TRUE(router.remove("GET", "/static/" + std::to_string(i)));
+    for (Id i = 0; i < kCount; i += 2)
+        ASSERT_TRUE(router.remove("GET", "/static/" + std::to_string(i)));
     for (Id i = 0; i < kCount; ++i) {
         EXPECT_EQ(route(router, "GET", "/static/" + std::to_string(i)), i % 2 ? std::optional<Id>(i) : std::nullopt);
     }
@@ -584,12 +589,14 @@ TEST(Router, ManyRoutes) {
 TEST(Router, DeepPatternsAndLongPathsNeedNoDeepRecursion) {
     Router router;
     std::string deep;
-    for (int i = 0; i < 5000; ++i) deep += "/s";
+    for (int i = 0; i < 5000; ++i)
+        deep += "/s";
     ASSERT_TRUE(router.add("GET", deep + "/:last", 1));
     ASSERT_TRUE(router.add("GET", "/s/*", 2));
     EXPECT_EQ(route(router, "GET", deep + "/end"), 1u);
     std::string longPath;
-    for (int i = 0; i < 200000; ++i) longPath += "/s";
+    for (int i = 0; i < 200000; ++i)
+        longPath += "/s";
     EXPECT_EQ(yieldOrder(router, "GET", longPath), (std::vector<Id>{2}));
     EXPECT_EQ(yieldOrder(router, "POST", longPath), std::vector<Id>{});
 }

@@ -129,9 +129,7 @@ struct PipeWatcher : IoWatcher {
     Loop& loop;
     int fds[2] = {-1, -1};
     std::string received;
-    explicit PipeWatcher(Loop& l) : loop(l) {
-        EXPECT_EQ(::pipe(fds), 0);
-    }
+    explicit PipeWatcher(Loop& l) : loop(l) { EXPECT_EQ(::pipe(fds), 0); }
     ~PipeWatcher() {
         ::close(fds[0]);
         ::close(fds[1]);
