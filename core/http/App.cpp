@@ -45,8 +45,12 @@ App::~App() {
 App::App(App&&) noexcept = default;
 App& App::operator=(App&&) noexcept = default;
 
+bool App::addRoute(std::string_view method, std::string_view pattern, Handler handler) {
+    return server_->addRoute(method, pattern, std::move(handler));
+}
+
 App& App::route(std::string_view method, std::string_view pattern, Handler handler) {
-    if (!server_->addRoute(method, pattern, std::move(handler))) {
+    if (!addRoute(method, pattern, std::move(handler))) {
         std::fprintf(stderr, "loopwire: invalid route pattern \"%.*s\" ignored\n", static_cast<int>(pattern.size()),
                      pattern.data());
     }

@@ -519,14 +519,14 @@ void HttpConnection::armDeadline() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
     const ServerOptions& options = server_.options();
     std::uint64_t now = loop().nowMs();
+    // A paused request, and a pending response with nothing buffered, belong to the application: no deadline.
+    bool applicationOwned = paused_ || (responsePending_ && phase_ != Phase::Body);
     if (bufferedBytes() > 0) {
         setDeadline(now + options.writeTimeoutMs);
-    } else if (paused_) {
+    } else if (applicationOwned) {
         setDeadline(0);
     } else if (phase_ == Phase::Body) {
         setDeadline(bodyDeadlineMs_);
-    } else if (responsePending_) {
-        setDeadline(0);
     } else if (headDeadlineMs_ != 0) {
         setDeadline(headDeadlineMs_);
     } else {

@@ -70,7 +70,8 @@ std::string_view HttpRequest::getQuery(std::string_view key) noexcept {
         query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
         std::size_t equals = pair.find('=');
         std::string_view name = pair.substr(0, equals);
-        std::string_view value = equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1);
+        // A valueless key ("?a") gives an empty view that still points into the query, so it reads as present.
+        std::string_view value = equals == std::string_view::npos ? pair.substr(pair.size()) : pair.substr(equals + 1);
         if (name != key) continue;
         if (value.find_first_of("%+") == std::string_view::npos) return value;
         // Decoded values go to the scratch space one after another, so earlier results stay valid; when it is

@@ -77,8 +77,13 @@ public:
     App& connect(std::string_view pattern, Handler handler);
     App& trace(std::string_view pattern, Handler handler);
     App& any(std::string_view pattern, Handler handler);
-    // Any method token, upper case ("PROPFIND"), or "*" for every method.
+    // Any method token, upper case ("PROPFIND"), or "*" for every method. A route addRoute() refuses is printed
+    // to stderr and ignored.
     App& route(std::string_view method, std::string_view pattern, Handler handler);
+    // Like route(), for callers that report the failure themselves (the Node addon throws): returns false, and
+    // changes nothing, when the pattern is malformed (see docs/decisions/router.md) or when the App is
+    // dispatching a request right now (routes cannot change from inside a handler). Allocates (set-up time).
+    bool addRoute(std::string_view method, std::string_view pattern, Handler handler);
     // Removes a route added with this method ("GET", or "*" for any) and pattern. Returns whether it existed.
     bool removeRoute(std::string_view method, std::string_view pattern);
 

@@ -27,8 +27,10 @@ public:
     std::string_view getCaseSensitiveMethod() const noexcept;
     // The raw query string, without '?'.
     std::string_view getQuery() const noexcept;
-    // The percent-decoded value of the first query parameter named key ('+' decodes to a space), or empty. The
-    // view stays valid during the handler; each call decodes into the request's scratch space.
+    // The percent-decoded value of the first query parameter named key ('+' decodes to a space). The view stays
+    // valid during the handler; each call decodes into the request's scratch space. A key that is absent gives
+    // a view whose data() is null; a key that is present gives a non-null data() even when its value is empty
+    // ("?a=" and a valueless "?a"), so callers can tell the two apart as uWebSockets does.
     std::string_view getQuery(std::string_view key) noexcept;
     // Route parameters (":name" segments) by position and by name; empty when absent.
     std::string_view getParameter(std::size_t index) const noexcept;

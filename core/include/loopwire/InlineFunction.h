@@ -41,9 +41,12 @@ public:
     InlineFunction() noexcept = default;
     InlineFunction(std::nullptr_t) noexcept {}
 
+    // clang-format 14 mangles requires-clauses, so these two constructors are formatted by hand.
+    // clang-format off
+    // NOLINTBEGIN(bugprone-forwarding-reference-overload): `callable` excludes InlineFunction itself.
     template <typename F>
-    requires(callable<F>&& fits<std::decay_t<F>>) InlineFunction(F&& f)
-    noexcept(std::is_nothrow_constructible_v<std::decay_t<F>, F&&>) {
+        requires(callable<F> && fits<std::decay_t<F>>)
+    InlineFunction(F&& f) noexcept(std::is_nothrow_constructible_v<std::decay_t<F>, F&&>) {
         using Fn = std::decay_t<F>;
         ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
         ops_ = &opsFor<Fn>;
@@ -52,8 +55,10 @@ public:
     // Deleted on purpose: the callable is too large for Capacity, over-aligned, or its move may throw.
     // Capture less (a pointer instead of a value), raise Capacity, or make the move constructor noexcept.
     template <typename F>
-    requires(callable<F> && !fits<std::decay_t<F>>) InlineFunction(F&& f)
-    = delete;
+        requires(callable<F> && !fits<std::decay_t<F>>)
+    InlineFunction(F&& f) = delete;
+    // NOLINTEND(bugprone-forwarding-reference-overload)
+    // clang-format on
 
     InlineFunction(InlineFunction&& other) noexcept { takeFrom(other); }
 
