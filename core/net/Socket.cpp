@@ -25,7 +25,7 @@ Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remo
 
 Socket::~Socket() { LW_CHECK(closed_); }
 
-bool Socket::write(std::string_view data) {
+bool Socket::writeSlowly(std::string_view data) {
     if (closed_ || broken_) return false;
     if (data.empty()) return backpressure_.empty();
     if (!backpressure_.empty()) {
