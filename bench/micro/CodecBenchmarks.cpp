@@ -1,0 +1,109 @@
+// Nanoseconds and bytes per second of the pure codecs on typical inputs: the request parser (a short API
+// request and a browser-sized one), the chunked decoder, and the router (static, parameter and fall-through).
+#include "http/ChunkedDecoder.h"
+#include "http/HttpParser.h"
+#include "http/Router.h"
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+
+namespace loopwire {
+namespace {
+
+const std::string kShortRequest =
+    "GET /api/v1/users?id=42 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: bench/1.0\r\nAccept: */*\r\n"
+    "Connection: keep-alive\r\n\r\n";
+
+const std::string kBrowserRequest =
+    "GET /wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg HTTP/1.1\r\n"
+    "Host: www.kittyhell.com\r\n"
+    "User-Agent: Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_6_3; ja-JP-mac; rv:1.9.2.3) Gecko/20100401 "
+    "Firefox/3.6.3 Pathtraq/0.9\r\n"
+    "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n"
+    "Accept-Language: ja,en-us;q=0.7,en;q=0.3\r\n"
+    "Accept-Encoding: gzip,deflate\r\n"
+    "Accept-Charset: Shift_JIS,utf-8;q=0.7,*;q=0.7\r\n"
+    "Keep-Alive: 115\r\n"
+    "Connection: keep-alive\r\n"
+    "Cookie: wp_ozh_wsa_visits=2; wp_ozh_wsa_visit_lasttime=xxxxxxxxxx; "
+    "__utma=xxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.x; "
+    "__utmz=xxxxxxxxx.xxxxxxxxxx.x.x.utmccn=(referral)|utmcsr=reader.livedoor.com|utmcct=/reader/|utmcmd=referral\r\n"
+    "\r\n";
+
+void parse(benchmark::State& state, const std::string& request) {
+    std::string buffer = request;
+    HttpParser parser;
+    auto head = std::make_unique<RequestHead>();
+    for (auto _ : state) {
+        ParseResult result = parser.parse(buffer.data(), buffer.size(), *head);
+        benchmark::DoNotOptimize(result);
+        if (result.status != ParseStatus::Complete) state.SkipWithError("not complete");
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * request.size()));
+}
+
+void BM_ParseShortRequest(benchmark::State& state) { parse(state, kShortRequest); }
+void BM_ParseBrowserRequest(benchmark::State& state) { parse(state, kBrowserRequest); }
+BENCHMARK(BM_ParseShortRequest);
+BENCHMARK(BM_ParseBrowserRequest);
+
+void BM_DecodeChunked64KiB(benchmark::State& state) {
+    std::string body;
+    std::string chunk(1024, 'x');
+    for (int i = 0; i < 64; ++i) body += "400\r\n" + chunk + "\r\n";
+    body += "0\r\n\r\n";
+    ChunkedDecoder decoder;
+    for (auto _ : state) {
+        decoder.reset();
+        std::string_view input = body;
+        std::size_t payload = 0;
+        for (;;) {
+            ChunkedResult result = decoder.decode(input);
+            payload += result.data.size();
+            input.remove_prefix(result.consumed);
+            if (result.status != ParseStatus::NeedMore || input.empty()) break;
+        }
+        benchmark::DoNotOptimize(payload);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * body.size()));
+}
+BENCHMARK(BM_DecodeChunked64KiB);
+
+Router& sampleRouter() {
+    static Router router;
+    static bool filled = false;
+    if (!filled) {
+        const char* patterns[] = {"/", "/plaintext", "/json", "/api/v1/users", "/api/v1/users/:id",
+                                  "/api/v1/users/:id/posts/:post", "/static/*", "/health"};
+        std::uint32_t id = 0;
+        for (const char* pattern : patterns) router.add("GET", pattern, id++);
+        router.add("POST", "/api/v1/users", id++);
+        router.add(Router::kAnyMethod, "/*", id++);
+        filled = true;
+    }
+    return router;
+}
+
+void route(benchmark::State& state, std::string_view method, std::string_view path) {
+    Router& router = sampleRouter();
+    for (auto _ : state) {
+        std::uint32_t found = 0;
+        router.dispatch(method, path, [&found](const RouteMatch& match) {
+            found = match.handlerId();
+            return true;
+        });
+        benchmark::DoNotOptimize(found);
+    }
+}
+
+void BM_RouteStatic(benchmark::State& state) { route(state, "GET", "/plaintext"); }
+void BM_RouteParameters(benchmark::State& state) { route(state, "GET", "/api/v1/users/42/posts/7"); }
+void BM_RouteFallThroughToAny(benchmark::State& state) { route(state, "DELETE", "/nothing/here"); }
+BENCHMARK(BM_RouteStatic);
+BENCHMARK(BM_RouteParameters);
+BENCHMARK(BM_RouteFallThroughToAny);
+
+}  // namespace
+}  // namespace loopwire
