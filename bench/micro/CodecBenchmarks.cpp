@@ -52,7 +52,8 @@ BENCHMARK(BM_ParseBrowserRequest);
 void BM_DecodeChunked64KiB(benchmark::State& state) {
     std::string body;
     std::string chunk(1024, 'x');
-    for (int i = 0; i < 64; ++i) body += "400\r\n" + chunk + "\r\n";
+    for (int i = 0; i < 64; ++i)
+        body += "400\r\n" + chunk + "\r\n";
     body += "0\r\n\r\n";
     ChunkedDecoder decoder;
     for (auto _ : state) {
@@ -75,10 +76,12 @@ Router& sampleRouter() {
     static Router router;
     static bool filled = false;
     if (!filled) {
-        const char* patterns[] = {"/", "/plaintext", "/json", "/api/v1/users", "/api/v1/users/:id",
-                                  "/api/v1/users/:id/posts/:post", "/static/*", "/health"};
+        const char* patterns[] = {
+            "/",         "/plaintext", "/json", "/api/v1/users", "/api/v1/users/:id", "/api/v1/users/:id/posts/:post",
+            "/static/*", "/health"};
         std::uint32_t id = 0;
-        for (const char* pattern : patterns) router.add("GET", pattern, id++);
+        for (const char* pattern : patterns)
+            router.add("GET", pattern, id++);
         router.add("POST", "/api/v1/users", id++);
         router.add(Router::kAnyMethod, "/*", id++);
         filled = true;
