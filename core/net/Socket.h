@@ -47,7 +47,8 @@ public:
     bool write(std::string_view data) {
         std::size_t& corked = loop_.corkedBytes();
         if (loop_.corkOwner() == this && backpressure_.empty() && data.size() <= Loop::kCorkBufferBytes - corked) {
-            std::memcpy(loop_.corkBuffer() + corked, data.data(), data.size());
+            // An empty view may have a null pointer, which memcpy must not be given even for zero bytes.
+            if (!data.empty()) std::memcpy(loop_.corkBuffer() + corked, data.data(), data.size());
             corked += data.size();
             return true;
         }

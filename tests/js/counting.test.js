@@ -1,0 +1,117 @@
+'use strict';
+// The per-request cost rules of DESIGN.md, counted with the counting build (loopwire_counting.node): global
+// handles created and alive, and native allocations made by the addon and the core inside it.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadNative } = require('../../addon/lib/binding.js');
+const { createApi } = require('../../addon/lib/api.js');
+const { listen } = require('./helpers/server.js');
+const { KeepAliveClient } = require('./helpers/keepAlive.js');
+
+const uWS = createApi(loadNative('loopwire_counting'));
+const counters = () => uWS._counters();
+const WARM_UP = 50;
+const MEASURED = 500;
+
+const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+const POST = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello';
+
+/** Sends `count` requests on one keep-alive connection; returns the counter deltas over the measured part. */
+async function measure(port, request, count = MEASURED) {
+  const client = await KeepAliveClient.open(port);
+  try {
+    for (let i = 0; i < WARM_UP; i++) assert.match(await client.request(request), /^HTTP\/1\.1 200 OK/);
+    const before = counters();
+    for (let i = 0; i < count; i++) assert.match(await client.request(request), /^HTTP\/1\.1 200 OK/);
+    const after = counters();
+    return {
+      handlesCreated: after.handlesCreated - before.handlesCreated,
+      handlesAlive: after.handlesAlive - before.handlesAlive,
+      allocations: after.allocations - before.allocations,
+      pendingResponses: after.pendingResponses,
+    };
+  } finally {
+    client.close();
+  }
+}
+
+test('the counting build is the same API with _counters()', () => {
+  const values = counters();
+  for (const key of ['handlesCreated', 'handlesAlive', 'allocations', 'pendingResponses']) {
+    assert.equal(typeof values[key], 'number', key);
+  }
+  assert.equal(typeof require('../../addon/lib/index.js')._counters, 'undefined', 'ordinary builds do not count');
+});
+
+test('a plain synchronous request creates no global handle and allocates nothing', async (t) => {
+  const { port } = listen(t, (app) => app.get('/', (res, req) => {
+    res.writeHeader('x-host', req.getHeader('host')).end('plain');
+  }), uWS);
+  const delta = await measure(port, GET);
+  assert.deepEqual(delta, { handlesCreated: 0, handlesAlive: 0, allocations: 0, pendingResponses: 0 });
+});
+
+test('a request with onAborted holds exactly one global handle, released when it completes', async (t) => {
+  const alive = [];
+  const { port } = listen(t, (app) => app.get('/', (res) => {
+    const before = counters();
+    res.onAborted(() => {});
+    alive.push(counters().handlesAlive - before.handlesAlive);
+    setImmediate(() => res.cork(() => res.end('async')));
+  }), uWS);
+  const delta = await measure(port, GET);
+  assert.equal(delta.handlesCreated, MEASURED, 'one handle per request');
+  assert.equal(delta.handlesAlive, 0, 'all released');
+  assert.equal(delta.pendingResponses, 0);
+  assert.ok(alive.every((count) => count === 1));
+});
+
+test('onAborted, onData, onDataV2 and onWritable together still hold one handle per request', async (t) => {
+  const { port } = listen(t, (app) => app.post('/', (res) => {
+    res.onAborted(() => {});
+    res.onWritable(() => true);
+    res.onDataV2(() => {});
+    res.onData((chunk, isLast) => { if (isLast) res.end('body'); });
+  }), uWS);
+  const delta = await measure(port, POST);
+  assert.equal(delta.handlesCreated, MEASURED);
+  assert.equal(delta.handlesAlive, 0);
+});
+
+test('registering onData, onDataV2, onWritable, onAborted or collectBody allocates nothing natively', async (t) => {
+  const registrations = {
+    onAborted: (res) => res.onAborted(() => {}),
+    onData: (res) => res.onData(() => {}),
+    onDataV2: (res) => res.onDataV2(() => {}),
+    onWritable: (res) => res.onWritable(() => true),
+    collectBody: (res) => res.collectBody(1024, () => {}),
+  };
+  const allocations = {};
+  const { port } = listen(t, (app) => app.post('/', (res) => {
+    for (const [name, register] of Object.entries(registrations)) {
+      const before = counters().allocations;
+      register(res);
+      register(res);
+      allocations[name] = (allocations[name] || 0) + counters().allocations - before;
+    }
+    res.end('registered');
+  }), uWS);
+  await measure(port, POST, 100);
+  assert.deepEqual(allocations, { onAborted: 0, onData: 0, onDataV2: 0, onWritable: 0, collectBody: 0 });
+});
+
+test('each lent body chunk costs one native allocation (the shared_ptr of its V8 backing store)', async (t) => {
+  const { port } = listen(t, (app) => {
+    app.post('/', (res) => {
+      res.onAborted(() => {});
+      res.onData((chunk, isLast) => { if (isLast) res.end(String(chunk.byteLength)); });
+    });
+  }, uWS);
+  const delta = await measure(port, POST);
+  // Lending bytes zero-copy needs a V8 BackingStore (V8's allocation, not counted) held by a shared_ptr whose
+  // control block is allocated here: one per chunk (each request here has one), nothing else per request.
+  assert.equal(delta.allocations, MEASURED);
+  assert.equal(delta.handlesCreated, MEASURED);
+  assert.equal(delta.handlesAlive, 0);
+});

@@ -1,0 +1,37 @@
+'use strict';
+// worker_threads: every worker has its own loop and Apps, and a worker that ends (terminate(), its loop
+// running dry, process.exit) while its App has open connections cleans up without aborting the process.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { runNode } = require('./helpers/child.js');
+
+test('workers each run their own App, and end cleanly in every way a worker ends', async () => {
+  const result = await runNode([path.join(__dirname, 'fixtures', 'workers-main.js')], { timeoutMs: 30000 });
+  assert.equal(result.signal, null, result.stderr);
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(result.stdout.trim().split('\n'), [
+    'distinct workers: 3',
+    'main: main',
+    'exit codes: 1,0,0',
+    'main still: main',
+  ]);
+});
+
+test('the main thread ends cleanly with connections still open', async () => {
+  const script = `
+    const net = require('node:net');
+    const uWS = require(${JSON.stringify(path.resolve(__dirname, '../../addon/lib/index.js'))});
+    const app = uWS.App().get('/*', (res) => res.onAborted(() => {}));
+    app.listen('127.0.0.1', 0, (token) => {
+      const socket = net.connect(uWS.us_socket_local_port(token), '127.0.0.1', () => {
+        socket.write('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
+        setTimeout(() => process.exit(0), 50);
+      });
+    });
+  `;
+  const result = await runNode(['-e', script]);
+  assert.equal(result.signal, null, result.stderr);
+  assert.equal(result.code, 0, result.stderr);
+});
