@@ -1,0 +1,77 @@
+'use strict';
+// The two sides of a comparison ("arms") and the server each runs for a scenario.
+//
+// An arm is one of:
+//   - a commit: checked out into a temporary worktree and built (build.js), running implementation `impl`;
+//   - the working tree (WORKTREE): the checkout the runner lives in, uncommitted changes included;
+//   - a command (--vs "<command>"): any server, run through sh from the runner's checkout.
+// serverFor() turns an arm and a scenario into the argv to start, or a reason to skip the scenario: a missing
+// implementation, a module that does not load (the addon before it builds, `ws` or `uwebsockets` when not
+// installed), or a C++ server that was not built.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+// Arguments every table server gets after its command.
+const PORT_ARGS = ['--port', '0'];
+// How long `require(module)` may take when checking that a module loads.
+const REQUIRE_CHECK_TIMEOUT_MS = 20000;
+
+// Replaces {node}, {root} and {build} in one argument.
+function fill(text, arm) {
+  return text.replaceAll('{node}', process.execPath).replaceAll('{root}', arm.root)
+    .replaceAll('{build}', arm.buildDir ?? '{build}');
+}
+
+const requireChecks = new Map();
+
+// null when `require(spec)` works from directory dir, else the first line of the error.
+function requireProblem(spec, dir) {
+  const key = `${dir}\0${spec}`;
+  if (!requireChecks.has(key)) {
+    const result = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', spec],
+      { cwd: dir, encoding: 'utf8', timeout: REQUIRE_CHECK_TIMEOUT_MS });
+    const problem = result.status === 0 ? null
+      : (result.stderr.split('\n').find((line) => /Error/.test(line)) ?? `exit status ${result.status}`).trim();
+    requireChecks.set(key, problem);
+  }
+  return requireChecks.get(key);
+}
+
+// The command of a --vs "<command>" arm for one scenario: {scenario} is the scenario's name (http/hello-world),
+// {name} its last part (hello-world), {port} a free port the runner picks (then the server need not print
+// "listening on"); without {port}, "--port 0" is appended.
+function commandServer(arm, scenario) {
+  let text = arm.command.replaceAll('{scenario}', scenario.name)
+    .replaceAll('{name}', scenario.name.split('/').pop());
+  const fixedPort = text.includes('{port}');
+  if (!fixedPort) text += ` ${PORT_ARGS.join(' ')}`;
+  return { argv: ['sh', '-c', `exec ${text}`], cwd: arm.root, fixedPort };
+}
+
+// { argv, cwd, fixedPort } to start arm's server for scenario, or { skip: reason }.
+function serverFor(arm, scenario) {
+  if (arm.kind === 'command') return commandServer(arm, scenario);
+  const entry = scenario.servers[arm.impl];
+  if (!entry) return { skip: `${scenario.name} has no ${arm.impl} server` };
+  const argv = [...entry.command.map((part) => fill(part, arm)), ...PORT_ARGS];
+  const script = argv.find((part) => part.endsWith('.js'));
+  if (script && !fs.existsSync(script)) return { skip: `${arm.side}: ${path.relative(arm.root, script)} is missing` };
+  if (!script && !fs.existsSync(argv[0])) return { skip: `${arm.side}: ${argv[0]} was not built` };
+  if (entry.requires) {
+    const problem = requireProblem(fill(entry.requires, arm), path.dirname(script ?? argv[0]));
+    if (problem !== null) return { skip: `${arm.side}: ${fill(entry.requires, arm)} does not load (${problem})` };
+  }
+  return { argv, cwd: arm.root, fixedPort: false };
+}
+
+// A short name for an arm, for the report: "loopwire-cpp @ 1a2b3c4 (subject)".
+function describeArm(arm) {
+  if (arm.kind === 'command') return `command: ${arm.command}`;
+  if (arm.vs) return `${arm.impl} (Node ${process.version})`;
+  const where = arm.kind === 'worktree' ? `working tree${arm.dirty ? ' (uncommitted changes)' : ''}`
+    : `${arm.sha.slice(0, 10)}${arm.ref !== arm.sha ? ` (${arm.ref})` : ''}`;
+  return `${arm.impl} @ ${where}`;
+}
+
+module.exports = { serverFor, describeArm, requireProblem, fill, PORT_ARGS };

@@ -1,0 +1,86 @@
+'use strict';
+// The check made before anything is measured: one request of the scenario to every copy, whose answers must all
+// have the same status, body and the headers the scenario names (compareHeaders). A server that answers
+// differently would make the comparison meaningless, so the run stops and shows the difference.
+//
+// HTTP requests are sent with node:http on a fresh connection. For ws/* scenarios the check is one echo through
+// lwload (`-c 1 -n 1`), which compares the echo with the message byte for byte.
+const fs = require('node:fs');
+const http = require('node:http');
+const { loadArgs, runLoad, errorCount } = require('./load');
+
+const CHECK_TIMEOUT_MS = 10000;
+// How much of a differing body the message shows.
+const BODY_EXCERPT_BYTES = 200;
+
+// Resolves to { status, headers, body } for one request of scenario to 127.0.0.1:port.
+function requestOnce(scenario, port) {
+  const { method, path, headers, bodyFile } = scenario.request;
+  const body = bodyFile ? fs.readFileSync(bodyFile) : null;
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, method, path, agent: false, timeout: CHECK_TIMEOUT_MS,
+        headers: body ? { ...headers, 'Content-Length': body.length } : headers },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve({
+          status: response.statusCode,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+        }));
+        response.on('error', reject);
+      });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+// The part of an answer that must agree, as text.
+function essence(scenario, answer) {
+  const lines = [`status ${answer.status}`];
+  for (const name of scenario.compareHeaders) lines.push(`${name}: ${answer.headers[name] ?? '(absent)'}`);
+  const body = answer.body.length > BODY_EXCERPT_BYTES
+    ? `${answer.body.subarray(0, BODY_EXCERPT_BYTES).toString()}... (${answer.body.length} bytes)`
+    : answer.body.toString();
+  lines.push(`body ${JSON.stringify(body)}`);
+  return lines;
+}
+
+// answers: [{ copy, answer }]. Returns null when all agree, else a message listing what each copy answered.
+function compareAnswers(scenario, answers) {
+  const [first, ...others] = answers;
+  const same = (a, b) => a.status === b.status && a.body.equals(b.body) &&
+    scenario.compareHeaders.every((name) => a.headers[name] === b.headers[name]);
+  if (others.every(({ answer }) => same(first.answer, answer))) return null;
+  const listing = answers.map(({ copy, answer }) =>
+    `  ${copy}:\n${essence(scenario, answer).map((line) => `    ${line}`).join('\n')}`);
+  return `${scenario.name}: the servers answer differently, so nothing was measured:\n${listing.join('\n')}`;
+}
+
+// copies: [{ copy, port }]. Resolves when all agree; rejects with the difference otherwise.
+async function checkAnswers(scenario, copies, { lwload }) {
+  if (scenario.request.mode === 'ws') {
+    for (const { copy, port } of copies) {
+      const result = await runLoad({ lwload, args: loadArgs(scenario, port, { requests: 1, connections: 1 }),
+        expectedSeconds: CHECK_TIMEOUT_MS / 1000 });
+      if (result.requests !== 1 || errorCount(result) !== 0) {
+        throw new Error(`${scenario.name}: ${copy} did not echo one message: ${JSON.stringify(result.errors)}`);
+      }
+    }
+    return;
+  }
+  const answers = [];
+  for (const { copy, port } of copies) {
+    try {
+      answers.push({ copy, answer: await requestOnce(scenario, port) });
+    } catch (error) {
+      throw new Error(`${scenario.name}: ${copy} did not answer: ${error.message}`);
+    }
+  }
+  const difference = compareAnswers(scenario, answers);
+  if (difference !== null) throw new Error(difference);
+}
+
+module.exports = { requestOnce, compareAnswers, checkAnswers };

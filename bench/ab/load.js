@@ -1,0 +1,59 @@
+'use strict';
+// Running lwload (bench/load/, docs/lwload.md) against one server, pinned to the load CPU, and reading its JSON
+// line. loadArgs() is pure, so the command line each scenario gets is unit-tested.
+const { execFile } = require('node:child_process');
+
+// lwload's own limit on a --requests run; the runner never needs as long.
+const REQUESTS_TIME_LIMIT_S = 600;
+// A load run that has not ended this long after its expected end is killed.
+const LOAD_GRACE_MS = 30000;
+const LOAD_OUTPUT_BYTES = 1 << 20;
+
+// The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given.
+function loadArgs(scenario, port, { seconds = null, requests = null, connections = null } = {}) {
+  const request = scenario.request;
+  const args = [request.mode, '-c', String(connections ?? scenario.connections)];
+  if (requests !== null) args.push('-n', String(requests), '-d', `${REQUESTS_TIME_LIMIT_S}s`);
+  else args.push('-d', `${seconds}s`);
+  for (const [name, value] of Object.entries(request.headers)) args.push('-H', `${name}: ${value}`);
+  if (request.mode === 'ws') {
+    args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
+    args.push(`ws://127.0.0.1:${port}${request.path}`);
+    return args;
+  }
+  if (scenario.pipeline !== 1) args.push('-p', String(scenario.pipeline));
+  if (request.method !== 'GET') args.push('-m', request.method);
+  if (request.bodyFile) args.push('--body-file', request.bodyFile);
+  args.push(`http://127.0.0.1:${port}${request.path}`);
+  return args;
+}
+
+// Runs lwload with args (pinned to cpu unless null) and resolves to its parsed JSON line.
+function runLoad({ lwload, args, cpu = null, expectedSeconds }) {
+  const command = cpu === null ? [lwload, ...args] : ['taskset', '-c', String(cpu), lwload, ...args];
+  const timeout = expectedSeconds * 1000 + LOAD_GRACE_MS;
+  return new Promise((resolve, reject) => {
+    execFile(command[0], command.slice(1), { timeout, maxBuffer: LOAD_OUTPUT_BYTES }, (error, stdout, stderr) => {
+      const line = stdout.trim().split('\n').pop();
+      let result = null;
+      try {
+        result = JSON.parse(line);
+      } catch {
+        // Reported below with lwload's own words.
+      }
+      if (result === null || (error && result.requests === 0)) {
+        const why = error ? (error.killed ? `killed after ${timeout} ms` : `status ${error.code}`) : 'no JSON line';
+        reject(new Error(`lwload ${args.join(' ')}: ${why}\n${stderr.trim()}`));
+        return;
+      }
+      resolve(result);
+    });
+  });
+}
+
+// The errors lwload counted, as one number (0 for a clean run).
+function errorCount(result) {
+  return Object.values(result.errors ?? {}).reduce((sum, n) => sum + n, 0);
+}
+
+module.exports = { loadArgs, runLoad, errorCount };

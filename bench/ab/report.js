@@ -1,0 +1,120 @@
+'use strict';
+// The results of a run as a table (Markdown, also printed on stdout) and as JSON. Pure: takes the run object that
+// run.js builds and returns text; the HTML report is html.js.
+//
+// The run object: { date, settings, machine, base, head, scenarios: [{ name, status: 'measured' | 'skipped' |
+// 'disabled', reason?, summary?, instructions?, rounds? }] }, where summary is stats.summarize()'s and base/head
+// describe the arms ({ label }).
+const fmt = require('./format');
+
+const COLUMNS = ['Scenario', 'Base req/s', 'Head req/s', 'Head / base', 'Rounds', 'Noise', 'Busy',
+  'CPU per request'];
+const INSTRUCTIONS_COLUMN = 'Instructions per request';
+// Column alignment in Markdown: numbers right, the rest centred.
+const ALIGN = ['---', '--:', '--:', '--:', ':-:', '--:', ':-:', ':-:'];
+
+const markText = (mark) => (mark ? ` **${mark}**` : '');
+// After a req/s ratio that was not eligible for a mark: the servers did not set the pace (see LEGEND).
+const NOT_SERVER_BOUND = ' †';
+
+// The cells of one measured scenario, as plain text with Markdown emphasis on the marks.
+function rowCells(scenario, withInstructions) {
+  const s = scenario.summary;
+  const cells = [
+    scenario.name,
+    fmt.integer(s.base.rps),
+    fmt.integer(s.head.rps),
+    `${fmt.ratio(s.ratio)}${s.serverBound ? markText(s.mark) : NOT_SERVER_BOUND}`,
+    fmt.ratioRange(s.range),
+    fmt.noise(s.noise),
+    `${fmt.percent(s.base.busy)} / ${fmt.percent(s.head.busy)}`,
+    `${fmt.micros(s.base.cpuPerRequestUs)} → ${fmt.micros(s.head.cpuPerRequestUs)} µs ` +
+      `(${fmt.ratio(s.cpu.ratio)}${s.cpu.mark ? `, **${s.cpu.mark}**` : ''})`,
+  ];
+  if (withInstructions) cells.push(instructionsCell(scenario.instructions));
+  return cells;
+}
+
+function instructionsCell(counts) {
+  if (!counts) return '–';
+  if (counts.error) return `failed: ${counts.error}`;
+  const { base, head } = counts;
+  const difference = Math.round(head.perRequest - base.perRequest);
+  return `${fmt.instructions(base.perRequest)} → ${fmt.instructions(head.perRequest)} ` +
+    `(${difference >= 0 ? '+' : '−'}${fmt.integer(Math.abs(difference))}, ` +
+    `${fmt.ratio(head.perRequest / base.perRequest)})`;
+}
+
+function tableLines(run) {
+  const withInstructions = run.settings.instructions;
+  const header = withInstructions ? [...COLUMNS, INSTRUCTIONS_COLUMN] : COLUMNS;
+  const align = withInstructions ? [...ALIGN, ':-:'] : ALIGN;
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  const lines = [line(header), line(align)];
+  for (const scenario of run.scenarios) {
+    if (scenario.status === 'measured') lines.push(line(rowCells(scenario, withInstructions)));
+  }
+  return lines;
+}
+
+function settingsLine(run) {
+  const s = run.settings;
+  return `${s.rounds} rounds × ${s.duration} s per server after a ${s.warmup} s warm-up; each side runs twice ` +
+    `(base#1, head#1, base#2, head#2). Servers on CPU ${s.serverCpu}, load (lwload) on CPU ${s.loadCpu}. ` +
+    `${run.date}; ${run.machine.cpuModel}, ${run.machine.cpus} CPUs, load average ${run.machine.loadAverage}.`;
+}
+
+function notes(run) {
+  const lines = [];
+  for (const scenario of run.scenarios) {
+    if (scenario.status === 'skipped') lines.push(`- ${scenario.name}: skipped, ${scenario.reason}`);
+    if (scenario.status === 'disabled') lines.push(`- ${scenario.name}: not run, ${scenario.reason}`);
+    for (const warning of scenario.warnings ?? []) lines.push(`- ${scenario.name}: ${warning}`);
+  }
+  return lines;
+}
+
+const LEGEND = [
+  'Head / base: median of the per-round ratios of requests per second (each side the mean of its two servers); ' +
+    'Rounds: their range. Noise: the largest distance from 1 of base#2/base#1 and head#2/head#1 in any round. ' +
+    'A ratio is marked faster or slower only when it moved more than the noise, by at least 2 %, and every ' +
+    'round moved the same way.',
+  'Busy: server CPU time over wall time, base / head. When it is well under 100 %, the load generator set the ' +
+    'pace and CPU per request (server CPU µs per request, base → head, and their ratio, marked by the same rule ' +
+    'with its own noise) is the figure to read. † Busy was under 90 % on a side: Head / base is not marked.',
+];
+
+function markdown(run) {
+  const lines = [
+    '# loopwire A/B',
+    '',
+    `- **Base:** ${run.base.label}`,
+    `- **Head:** ${run.head.label}`,
+    '',
+    settingsLine(run),
+    '',
+    ...tableLines(run),
+    '',
+    ...LEGEND.flatMap((text) => [text, '']),
+  ];
+  if (run.settings.instructions) {
+    lines.push('Instructions per request: callgrind, (Ir after N₂ requests − Ir after N₁) / (N₂ − N₁), base → ' +
+      'head (ratio); independent of the machine\'s load.', '');
+  }
+  const extra = notes(run);
+  if (extra.length > 0) lines.push(...extra, '');
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+// What stdout gets: the arms and the table.
+function terminal(run) {
+  return [`base: ${run.base.label}`, `head: ${run.head.label}`, '', ...tableLines(run), '', ...notes(run)]
+    .join('\n').trimEnd() + '\n';
+}
+
+function json(run) {
+  return `${JSON.stringify({ schema: 'loopwire-bench-ab/1', ...run }, null, 2)}\n`;
+}
+
+module.exports = { COLUMNS, INSTRUCTIONS_COLUMN, LEGEND, rowCells, tableLines, settingsLine, markdown, terminal,
+  json };

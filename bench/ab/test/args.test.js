@@ -1,0 +1,68 @@
+'use strict';
+// The runner's command line and what it refuses.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { DEFAULTS, UsageError, WORKTREE, parseArguments } = require('../args');
+const { IMPLEMENTATIONS, SCENARIOS } = require('../../scenarios/scenarios');
+
+const parse = (...argv) => parseArguments(argv, { scenarios: SCENARIOS, implementations: IMPLEMENTATIONS });
+
+test('defaults: head is the working tree, every scenario, loopwire (C++), CPUs 0 and 1', () => {
+  const s = parse('--base', 'main');
+  assert.equal(s.base, 'main');
+  assert.equal(s.head, WORKTREE);
+  assert.equal(s.rounds, DEFAULTS.rounds);
+  assert.equal(s.duration, DEFAULTS.duration);
+  assert.equal(s.impl, 'loopwire-cpp');
+  assert.equal(s.serverCpu, 0);
+  assert.equal(s.loadCpu, 1);
+  assert.deepEqual(s.scenarios, SCENARIOS.map((x) => x.name));
+  assert.equal(s.instructions, false);
+});
+
+test('the acceptance command line', () => {
+  const s = parse('--base', 'HEAD', '--head', 'HEAD', '--rounds', '3', '--duration', '2',
+    '--scenarios', 'http/hello-world,http/cached');
+  assert.equal(s.head, 'HEAD');
+  assert.equal(s.rounds, 3);
+  assert.equal(s.duration, 2);
+  assert.deepEqual(s.scenarios, ['http/hello-world', 'http/cached']);
+});
+
+test('--vs takes an implementation or a command, and excludes --base', () => {
+  assert.equal(parse('--vs', 'node-http').vs, 'node-http');
+  assert.equal(parse('--vs', 'h2o -c conf').vs, 'h2o -c conf');
+  assert.throws(() => parse('--vs', 'node-http', '--base', 'main'), UsageError);
+  assert.throws(() => parse(), /--base/);
+});
+
+test('CPUs, instruction counts and warm-up', () => {
+  const s = parse('--base', 'x', '--server-cpu', '2', '--load-cpu', '3', '--instructions',
+    '--instructions-requests', '100,300', '--warmup', '0');
+  assert.equal(s.serverCpu, 2);
+  assert.equal(s.loadCpu, 3);
+  assert.equal(s.instructions, true);
+  assert.deepEqual(s.instructionsRequests, [100, 300]);
+  assert.equal(s.warmup, 0);
+});
+
+test('refusals', () => {
+  const refused = [
+    ['--base', 'x', '--rounds', '0'],
+    ['--base', 'x', '--rounds', '2.5'],
+    ['--base', 'x', '--rounds', '1000'],
+    ['--base', 'x', '--duration', '0'],
+    ['--base', 'x', '--duration', 'abc'],
+    ['--base', 'x', '--server-cpu', '1', '--load-cpu', '1'],
+    ['--base', 'x', '--impl', 'nginx'],
+    ['--base', 'x', '--scenarios', 'http/nope'],
+    ['--base', 'x', '--instructions-requests', '300,100'],
+    ['--base', 'x', '--instructions-requests', '100'],
+    ['--base', 'x', '--bogus'],
+  ];
+  for (const argv of refused) assert.throws(() => parse(...argv), UsageError, argv.join(' '));
+});
+
+test('--help', () => {
+  assert.deepEqual(parse('--help'), { help: true });
+});

@@ -1,0 +1,20 @@
+'use strict';
+// Reading callgrind totals and turning two runs into instructions per request.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { parseCallgrindTotal, perRequest } = require('../instructions');
+
+test('the totals line of a callgrind file', () => {
+  const text = '# callgrind format\nversion: 1\ncmd: server\nevents: Ir\nfn=main\n0 12\nsummary: 7104002\n' +
+    'totals: 7104002\n';
+  assert.equal(parseCallgrindTotal(text), 7104002);
+  assert.equal(parseCallgrindTotal('events: Ir\nsummary: 99\n'), 99);
+  assert.throws(() => parseCallgrindTotal('events: Ir\n'), /no totals/);
+});
+
+test('startup cancels: the difference of two runs over the difference of their request counts', () => {
+  const startup = 5_000_000;
+  const cost = 4321;
+  const runs = [1000, 3000].map((requests) => ({ requests, instructions: startup + requests * cost }));
+  assert.equal(perRequest(runs), cost);
+});

@@ -1,0 +1,38 @@
+'use strict';
+// The lwload command line each kind of scenario gets.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadArgs, errorCount } = require('../load');
+
+const scenario = (request, extra = {}) => ({
+  name: 'x', connections: 100, pipeline: 1, ...extra, request: { mode: 'http', headers: {}, ...request },
+});
+
+test('a GET for a duration', () => {
+  assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/' }), 4000, { seconds: 2 }),
+    ['http', '-c', '100', '-d', '2s', 'http://127.0.0.1:4000/']);
+});
+
+test('headers, method, body file and pipelining', () => {
+  const s = scenario({ method: 'POST', path: '/json?a=1', headers: { 'Content-Type': 'application/json' },
+    bodyFile: '/tmp/body.json' }, { pipeline: 4, connections: 10 });
+  assert.deepEqual(loadArgs(s, 1, { seconds: 0.5 }), ['http', '-c', '10', '-d', '0.5s', '-H',
+    'Content-Type: application/json', '-p', '4', '-m', 'POST', '--body-file', '/tmp/body.json',
+    'http://127.0.0.1:1/json?a=1']);
+});
+
+test('a request count, with connections overridden', () => {
+  assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/' }), 5, { requests: 2000, connections: 1 }),
+    ['http', '-c', '1', '-n', '2000', '-d', '600s', 'http://127.0.0.1:5/']);
+});
+
+test('a WebSocket echo', () => {
+  const s = scenario({ mode: 'ws', path: '/', messageBytes: 4096 });
+  assert.deepEqual(loadArgs(s, 9, { seconds: 3 }),
+    ['ws', '-c', '100', '-d', '3s', '-s', '4096', '--binary', 'ws://127.0.0.1:9/']);
+});
+
+test('errorCount adds every kind of error', () => {
+  assert.equal(errorCount({ errors: { connect: 1, read: 0, write: 2, protocol: 0, timeout: 3, verify: 0 } }), 6);
+  assert.equal(errorCount({}), 0);
+});

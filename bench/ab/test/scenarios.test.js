@@ -1,0 +1,64 @@
+'use strict';
+// The scenario table and the answers the JavaScript servers share. (That every implementation answers alike
+// over real sockets is in integration.test.js.)
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { IMPLEMENTATIONS, SCENARIOS } = require('../../scenarios/scenarios');
+const common = require('../../scenarios/js/common');
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+test('the issue\'s six scenarios, the ws rows switched off until loopwire has WebSocket', () => {
+  assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
+    'http/cached', 'ws/echo-20b', 'ws/echo-4kb']);
+  for (const s of SCENARIOS) {
+    assert.equal(s.enabled, s.name.startsWith('http/'), s.name);
+    if (!s.enabled) assert.ok(s.disabled, `${s.name} says why it is off`);
+    assert.equal(s.connections, 100);
+  }
+});
+
+test('every server named in the table exists and every implementation is known', () => {
+  for (const s of SCENARIOS) {
+    for (const [impl, server] of Object.entries(s.servers)) {
+      assert.ok(IMPLEMENTATIONS[impl], `${s.name}: ${impl}`);
+      for (const part of server.command) {
+        if (part.startsWith('{root}/')) assert.ok(fs.existsSync(part.replace('{root}', ROOT)), part);
+        if (part.startsWith('{build}/')) {
+          const source = path.join(ROOT, 'bench/scenarios/cpp', `${path.basename(part)}.cpp`);
+          assert.ok(fs.existsSync(source), source);
+        }
+      }
+    }
+    if (s.enabled) assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
+  }
+});
+
+test('the JSON body is about 1 KB of valid JSON with an integer id', () => {
+  const body = fs.readFileSync(SCENARIOS.find((s) => s.name === 'http/json-post-1kb').request.bodyFile);
+  assert.equal(body.length, 1024);
+  assert.deepEqual(JSON.parse(common.jsonAnswer(body).body), { id: 12345, keys: 6, bytes: 1024 });
+});
+
+test('jsonAnswer refuses what is not a JSON object', () => {
+  for (const text of ['{"a":1,}', '[1,2]', '42', 'null', '']) {
+    assert.deepEqual(common.jsonAnswer(Buffer.from(text)), { status: '400 Bad Request',
+      body: '{"error":"invalid json"}' }, text);
+  }
+  assert.equal(common.jsonAnswer(Buffer.from('{"id":1.5}')).body, '{"id":null,"keys":1,"bytes":10}');
+});
+
+test('the cached page is 32 lines of 32 bytes', () => {
+  const page = common.cachedPage();
+  assert.equal(page.length, 1024);
+  assert.equal(page.toString().split('\n')[31], '031 abcdefghijklmnopqrstuvwxyz.');
+});
+
+test('headersAnswer joins what it read and refuses an answer over 512 bytes', () => {
+  assert.equal(common.headersAnswer('42', 'en', 'application/json', 'lwload/1'),
+    'user=42 lang=en accept=application/json agent=lwload/1');
+  assert.equal(common.headersAnswer(null, undefined, '', 'x'), 'user= lang= accept= agent=x');
+  assert.equal(common.headersAnswer('x'.repeat(600), '', '', ''), null);
+});

@@ -1,0 +1,93 @@
+'use strict';
+// What every JavaScript scenario server shares, whatever it runs on (node:http, ws, or the uWebSockets.js API):
+// the command line (--port N, 0 for any free port; --module SPEC for the uWebSockets.js-API servers), the
+// "listening on <port>" line the A/B runner waits for, and the answers, built by the same code for every
+// implementation so that they cannot drift apart. The C++ twins are in ../cpp/.
+
+// The answer of http/headers is refused (400 "too long") past this many bytes, as in cpp/headers.cpp.
+const MAX_HEADERS_ANSWER_BYTES = 512;
+// Request bodies over this size get 413 and the connection is closed, as in cpp/json-post-1kb.cpp.
+const MAX_BODY_BYTES = 64 * 1024;
+// The http/cached page: CACHED_PAGE_LINES lines of 32 bytes, "NNN abcdefghijklmnopqrstuvwxyz.\n" (cpp/CachedPage.h).
+const CACHED_PAGE_LINES = 32;
+// ws/* servers refuse messages over this size.
+const MAX_MESSAGE_BYTES = 64 * 1024;
+
+const HELLO_WORLD = 'Hello world!';
+const INVALID_JSON = '{"error":"invalid json"}';
+
+function usage(message) {
+  process.stderr.write(`${message}\nusage: node ${process.argv[1]} [--port N] [--module SPEC]\n`);
+  process.exit(2);
+}
+
+// Returns { port, module } from process.argv.
+function parseArgs(argv = process.argv.slice(2)) {
+  const args = { port: 0, module: null };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    if (argv[i] === '--port' && value !== undefined) {
+      args.port = Number(value);
+      if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`bad port: ${value}`);
+      i++;
+    } else if (argv[i] === '--module' && value !== undefined) {
+      args.module = value;
+      i++;
+    } else {
+      usage(`unknown argument: ${argv[i]}`);
+    }
+  }
+  return args;
+}
+
+function announce(port) {
+  process.stdout.write(`listening on ${port}\n`);
+}
+
+function failToListen(port) {
+  process.stderr.write(`failed to listen on port ${port}\n`);
+  process.exit(1);
+}
+
+function cachedPage() {
+  let page = '';
+  for (let line = 0; line < CACHED_PAGE_LINES; line++) {
+    page += `${String(line).padStart(3, '0')} abcdefghijklmnopqrstuvwxyz.\n`;
+  }
+  return Buffer.from(page);
+}
+
+// The body of http/headers, or null when it would be longer than MAX_HEADERS_ANSWER_BYTES. Absent values
+// (null or undefined) are empty.
+function headersAnswer(user, lang, accept, agent) {
+  const text = `user=${user ?? ''} lang=${lang ?? ''} accept=${accept ?? ''} agent=${agent ?? ''}`;
+  return Buffer.byteLength(text) > MAX_HEADERS_ANSWER_BYTES ? null : text;
+}
+
+// The answer of http/json-post-1kb to a body (a Buffer): { status, body }.
+function jsonAnswer(bytes) {
+  let value;
+  try {
+    value = JSON.parse(bytes.toString());
+  } catch {
+    return { status: '400 Bad Request', body: INVALID_JSON };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { status: '400 Bad Request', body: INVALID_JSON };
+  }
+  const id = Number.isSafeInteger(value.id) ? value.id : null;
+  const answer = { id, keys: Object.keys(value).length, bytes: bytes.length };
+  return { status: '200 OK', body: JSON.stringify(answer) };
+}
+
+module.exports = {
+  MAX_BODY_BYTES,
+  MAX_MESSAGE_BYTES,
+  HELLO_WORLD,
+  parseArgs,
+  announce,
+  failToListen,
+  cachedPage,
+  headersAnswer,
+  jsonAnswer,
+};

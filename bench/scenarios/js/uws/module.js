@@ -1,0 +1,34 @@
+'use strict';
+// Loads the module a uWebSockets.js-API scenario server runs on, named by --module: the loopwire package root
+// (the A/B runner passes the arm's checkout) or `uwebsockets` (the npm repack of uWebSockets.js, never a
+// dependency of this package). The servers in this folder are written once against the uWebSockets.js v20 API
+// and run unchanged on both, which is the drop-in promise itself. Exits with status 3 and a message when the
+// module does not load.
+const { parseArgs } = require('../common');
+
+function loadUwsApi() {
+  const args = parseArgs();
+  if (args.module === null) {
+    process.stderr.write('--module is required: the loopwire package root or uwebsockets\n');
+    process.exit(2);
+  }
+  try {
+    return { uWS: require(args.module), port: args.port };
+  } catch (error) {
+    process.stderr.write(`cannot load ${args.module}: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+// The listen callback every server here passes: prints the port, or fails.
+function onListen(uWS, port) {
+  return (listenSocket) => {
+    if (!listenSocket) {
+      process.stderr.write(`failed to listen on port ${port}\n`);
+      process.exit(1);
+    }
+    process.stdout.write(`listening on ${uWS.us_socket_local_port(listenSocket)}\n`);
+  };
+}
+
+module.exports = { loadUwsApi, onListen };

@@ -1,0 +1,119 @@
+'use strict';
+// The scenario table of the A/B runner (bench/ab/): for each scenario, the load lwload puts on it and, per
+// implementation, the server that answers it. Every server answers the scenario's request identically (status,
+// body and the headers named in `compareHeaders`); the runner checks that before it measures anything.
+//
+// Server commands are argv arrays with placeholders the runner fills per arm:
+//   {node}   the Node.js executable running the runner
+//   {root}   the arm's checkout (its package root, for the loopwire addon)
+//   {build}  the arm's CMake build directory (C++ servers are in {build}/bench/scenarios/)
+// and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
+// module that must load for the arm to run (`{root}` for the addon, `ws`, `uwebsockets`); a server whose
+// requirement is missing is skipped with a message, never an error.
+//
+// `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
+
+const path = require('node:path');
+
+// Connections lwload keeps open, unless a scenario says otherwise.
+const DEFAULT_CONNECTIONS = 100;
+// Requests written back to back per connection, unless a scenario says otherwise.
+const DEFAULT_PIPELINE = 1;
+
+// The implementations. buildTargets: the CMake targets an arm running it needs built (cached per commit).
+// prepare: a command run in the arm's checkout before its servers start (the addon's own build, which skips
+// itself when the module exists), and the folders it writes, cached per commit.
+const IMPLEMENTATIONS = {
+  'loopwire-cpp': { label: 'loopwire (C++)', buildTargets: ['bench_scenarios'] },
+  'loopwire-js': {
+    label: 'loopwire (JS addon)',
+    buildTargets: [],
+    prepare: { command: ['{node}', '{root}/scripts/build-addon.js', '--if-missing', '--quiet'],
+      outputs: ['build-addon'] },
+  },
+  'node-http': { label: 'node:http + ws', buildTargets: [] },
+  uws: { label: 'uWebSockets.js (npm uwebsockets)', buildTargets: [] },
+};
+
+const cppServer = (name) => ({ command: [`{build}/bench/scenarios/${name}`] });
+const nodeServer = (name, requires) => ({
+  command: ['{node}', `{root}/bench/scenarios/js/node/${name}.js`],
+  ...(requires ? { requires } : {}),
+});
+const uwsApiServer = (name, module) => ({
+  command: ['{node}', `{root}/bench/scenarios/js/uws/${name}.js`, '--module', module],
+  requires: module,
+});
+
+// The four servers of an HTTP scenario whose files are all called `name`.
+const httpServers = (name) => ({
+  'loopwire-cpp': cppServer(name),
+  'loopwire-js': uwsApiServer(name, '{root}'),
+  'node-http': nodeServer(name),
+  uws: uwsApiServer(name, 'uwebsockets'),
+});
+
+// The echo servers of the ws/* scenarios; loopwire (C++) gets one when the core has WebSocket.
+const echoServers = () => ({
+  'loopwire-js': uwsApiServer('echo', '{root}'),
+  'node-http': nodeServer('echo', 'ws'),
+  uws: uwsApiServer('echo', 'uwebsockets'),
+});
+
+const SCENARIOS = [
+  {
+    name: 'http/hello-world',
+    request: { method: 'GET', path: '/' },
+    servers: httpServers('hello-world'),
+  },
+  {
+    name: 'http/headers',
+    request: {
+      method: 'GET',
+      path: '/headers?user=42&lang=en',
+      headers: { 'X-Request-Id': '7f3a9c1e', Accept: 'application/json', 'User-Agent': 'lwload/1' },
+    },
+    compareHeaders: ['x-request-id', 'content-type', 'cache-control'],
+    servers: httpServers('headers'),
+  },
+  {
+    name: 'http/json-post-1kb',
+    request: {
+      method: 'POST',
+      path: '/json',
+      headers: { 'Content-Type': 'application/json' },
+      bodyFile: path.join(__dirname, 'bodies', 'post-1kb.json'),
+    },
+    compareHeaders: ['content-type'],
+    servers: httpServers('json-post-1kb'),
+  },
+  {
+    name: 'http/cached',
+    request: { method: 'GET', path: '/cached' },
+    compareHeaders: ['content-type'],
+    servers: httpServers('cached'),
+  },
+  {
+    name: 'ws/echo-20b',
+    enabled: false,
+    disabled: 'loopwire has no WebSocket yet',
+    request: { mode: 'ws', path: '/', messageBytes: 20 },
+    servers: echoServers(),
+  },
+  {
+    name: 'ws/echo-4kb',
+    enabled: false,
+    disabled: 'loopwire has no WebSocket yet',
+    request: { mode: 'ws', path: '/', messageBytes: 4096 },
+    servers: echoServers(),
+  },
+].map((scenario) => ({
+  enabled: true,
+  compareHeaders: [],
+  connections: DEFAULT_CONNECTIONS,
+  pipeline: DEFAULT_PIPELINE,
+  ...scenario,
+  request: { mode: 'http', headers: {}, ...scenario.request },
+}));
+
+module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE };
