@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds what is missing and starts the demo server on $PORT (default 3000).
+# Builds the Node addon if it is missing and starts the JS demo (examples/js/demo.js) on $PORT (default 3000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh default --target hello_world >/dev/null
-exec ./build/examples/cpp/hello_world --port "${PORT:-3000}"
+node scripts/build-addon.js --if-missing --quiet
+exec node examples/js/demo.js

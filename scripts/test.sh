@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Builds a preset (default: the Release build) and runs its whole test suite with CTest.
+# Builds a preset (default: the Release build) and runs its whole test suite with CTest; for the default preset,
+# then builds the Node addon for the Node on PATH and runs the JS suite (tests/js/, node:test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-default}"
 bash scripts/build.sh "$preset"
 ctest --preset "$preset" -j2 --timeout 300
+if [ "$preset" = default ]; then
+  node scripts/build-addon.js --quiet
+  node --test tests/js/
+fi

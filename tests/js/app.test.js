@@ -87,6 +87,8 @@ test('route methods check their arguments', (t) => {
   assert.throws(() => app.get('no-slash', () => {}), { name: 'TypeError', message: /invalid route pattern "no-slash"/ });
   assert.throws(() => app.get('/a/:', () => {}), /invalid route pattern/);
   assert.throws(() => app.get.call({}, '/x', () => {}), TypeError);
+  assert.throws(() => new app.constructor(), TypeError);
+  assert.throws(() => app.ws('/ws', {}), /WebSocket routes are not available/);
 });
 
 test('routes cannot change from inside a handler', async (t) => {

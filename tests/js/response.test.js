@@ -66,6 +66,7 @@ test('wrong argument types throw TypeError and bad sizes RangeError, and the res
       () => res.onAborted('no'), () => res.onData(), () => res.onDataV2(1), () => res.onWritable(null),
       () => res.collectBody('1', () => {}), () => res.collectBody(-1, () => {}), () => res.collectBody(10),
       () => res.cork(), () => res.end.call({}), () => res.getRemotePort.call(Object.create(res)),
+      () => new res.constructor(), () => res.constructor(),
     ]) {
       try { attempt(); errors.push('no error'); } catch (error) { errors.push(error.constructor.name); }
     }
@@ -76,7 +77,7 @@ test('wrong argument types throw TypeError and bad sizes RangeError, and the res
   assert.deepEqual(errors, ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError',
                             'RangeError', 'RangeError', 'TypeError', 'RangeError', 'TypeError', 'TypeError',
                             'TypeError', 'TypeError', 'TypeError', 'RangeError', 'TypeError', 'TypeError',
-                            'TypeError', 'TypeError']);
+                            'TypeError', 'TypeError', 'TypeError', 'TypeError']);
 });
 
 test('writeHeader refuses CR and LF (no response splitting)', async (t) => {

@@ -3,9 +3,9 @@
 
 const { spawn } = require('node:child_process');
 
-function runNode(args, { timeoutMs = 20000, env = {} } = {}) {
+function runNode(args, { timeoutMs = 20000, env = {}, cwd } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => { stdout += chunk; });

@@ -1,0 +1,184 @@
+// Types of require('loopwire') / import 'loopwire': the HTTP API of uWebSockets.js v20, served by loopwire.
+// See docs/guide.md, docs/App.md, docs/HttpResponse.md, docs/HttpRequest.md and docs/differences.md.
+
+/**
+ * Bytes given to the server: a string (sent as UTF-8), an ArrayBuffer, a SharedArrayBuffer, or any
+ * ArrayBufferView (Buffer, every TypedArray, DataView). undefined reads as empty.
+ */
+export type RecognizedString = string | ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+
+/** The token app.listen hands to its callback; pass it to us_listen_socket_close or us_socket_local_port. */
+export interface us_listen_socket {
+    readonly __loopwireListenSocket?: never;
+}
+
+/** Options of App(). The TLS options of uWebSockets.js are accepted and ignored by a plain App. */
+export interface AppOptions {
+    key_file_name?: RecognizedString;
+    cert_file_name?: RecognizedString;
+    ca_file_name?: RecognizedString;
+    passphrase?: RecognizedString;
+    dh_params_file_name?: RecognizedString;
+    ssl_ciphers?: RecognizedString;
+    ssl_prefer_low_memory_usage?: boolean;
+}
+
+/** Options bits of app.listen. */
+export const enum ListenOptions {
+    LIBUS_LISTEN_DEFAULT = 0,
+    LIBUS_LISTEN_EXCLUSIVE_PORT = 1,
+}
+
+/**
+ * The response to one request. It can be used until it is complete (end, endWithoutBody, close, a tryEnd that
+ * returned done) or aborted (onAborted ran); after that every method throws an Error. A handler that does not
+ * complete the response before returning must call onAborted. Properties may be added to it freely.
+ */
+export interface HttpResponse {
+    /** Writes the status line ("404 Not Found"); "200 OK" when never called. Call it before any header. */
+    writeStatus(status: RecognizedString): HttpResponse;
+    /** Writes a header. CR, LF and NUL are refused (the header is not written). */
+    writeHeader(key: RecognizedString, value: RecognizedString): HttpResponse;
+    /** Sends a chunk of a chunked body. Returns false when bytes wait for the socket (backpressure). */
+    write(chunk: RecognizedString): boolean;
+    /** Completes the response with this body (Content-Length), or the last chunk after write(). */
+    end(body?: RecognizedString, closeConnection?: boolean): HttpResponse;
+    /** Completes the response without a body (HEAD, 304), announcing reportedContentLength when given. */
+    endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): HttpResponse;
+    /**
+     * Sends what the socket takes now of a body of totalSize bytes. Returns [ok, done]: ok when all of the chunk
+     * was taken, done when the whole body has gone. When not ok, send the rest from onWritable.
+     */
+    tryEnd(fullBodyOrChunk: RecognizedString, totalSize: number): [boolean, boolean];
+    /** Closes the connection at once; onAborted runs if the response was not complete. */
+    close(): HttpResponse;
+    /** Body bytes written so far. */
+    getWriteOffset(): number;
+    /** Called when the socket can take more; return true when done, or when you wrote what you could. */
+    onWritable(handler: (offset: number) => boolean): HttpResponse;
+    /** Called once if the response is aborted before it completes. Only the last handler given runs. */
+    onAborted(handler: () => void): HttpResponse;
+    /** The request body, chunk by chunk. chunk is detached after the call: copy it to keep it. */
+    onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): HttpResponse;
+    /**
+     * The request body, chunk by chunk, with a bound on what remains (0n on the last call). chunk is detached
+     * after the call: copy it to keep it.
+     */
+    onDataV2(handler: (chunk: ArrayBuffer, maxRemainingBodyLength: bigint) => void): HttpResponse;
+    /**
+     * Collects the whole request body and calls handler once with it, or with null when it exceeds maxSize
+     * bytes. A body that arrived in one piece is lent (detached after the call); copy it to keep it.
+     */
+    collectBody(maxSize: number, handler: (fullBody: ArrayBuffer | null) => void): HttpResponse;
+    /** Runs cb with the connection corked: everything written in it leaves in one system call. */
+    cork(cb: () => void): HttpResponse;
+    /** Stops reading the request (body) until resume(). */
+    pause(): HttpResponse;
+    /** Reads the request (body) again. */
+    resume(): HttpResponse;
+    /** The peer's address in binary: 4 bytes (IPv4) or 16 (IPv6). */
+    getRemoteAddress(): ArrayBuffer;
+    /** The peer's address as text. */
+    getRemoteAddressAsText(): ArrayBuffer;
+    /** The peer's port. */
+    getRemotePort(): number;
+    /** The address a PROXY protocol header announced: loopwire reads none, so empty. */
+    getProxiedRemoteAddress(): ArrayBuffer;
+    /** The PROXY-announced address as text: empty. */
+    getProxiedRemoteAddressAsText(): ArrayBuffer;
+    /** The PROXY-announced port: 0. */
+    getProxiedRemotePort(): number;
+    /** Arbitrary properties may be attached. */
+    [key: string]: any;
+}
+
+/** The request being handled. Usable only while its handler runs, before any await. */
+export interface HttpRequest {
+    /** The value of the first header with this (lower-case) name, or "". */
+    getHeader(lowerCaseKey: RecognizedString): string;
+    /** A route parameter by position or by name (":name"), or "". */
+    getParameter(index: number | RecognizedString): string;
+    /** The path, without the query string. */
+    getUrl(): string;
+    /** The method in lower case ("get"). */
+    getMethod(): string;
+    /** The method as sent ("GET"). */
+    getCaseSensitiveMethod(): string;
+    /** The raw query string after '?', or undefined when the URL has none. */
+    getQuery(): string | undefined;
+    /** The decoded value of query parameter key ("" when it has no value), or undefined when absent. */
+    getQuery(key: RecognizedString): string | undefined;
+    /** Calls cb for every header, in order. */
+    forEach(cb: (key: string, value: string) => void): void;
+    /** true declines the request: the next matching route gets it. */
+    setYield(yield_: boolean): HttpRequest;
+}
+
+/** A route handler: a function, or a program built by DeclarativeResponse. */
+export type RouteHandler = ((res: HttpResponse, req: HttpRequest) => void | Promise<void>) | ArrayBuffer;
+
+/** An HTTP server on Node's event loop. */
+export interface TemplatedApp {
+    /** Listens on host:port; cb runs before listen returns, with a listen socket or false. */
+    listen(host: RecognizedString, port: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    listen(host: RecognizedString, port: number, options: ListenOptions | number,
+           cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    /** Listens on every address; port 0 picks a free port (us_socket_local_port tells which). */
+    listen(port: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    listen(port: number, options: ListenOptions | number,
+           cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    /** Listens on a Unix socket at path. */
+    listen_unix(cb: (listenSocket: us_listen_socket | false) => void | Promise<void>, path: RecognizedString): TemplatedApp;
+    /** Routes. A handler of null removes the route. */
+    get(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    post(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    put(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    del(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    patch(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    options(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    head(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    connect(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    trace(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    /** Every method. */
+    any(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    /** Stops listening and closes every connection (pending responses are aborted). */
+    close(): TemplatedApp;
+}
+
+/** Creates an App. */
+export function App(options?: AppOptions): TemplatedApp;
+
+/** TLS is not available in this version: throws. */
+export function SSLApp(options: AppOptions): never;
+
+/** Stops listening on a listen socket; connections already accepted stay open. */
+export function us_listen_socket_close(listenSocket: us_listen_socket): void;
+
+/** The port a listen socket listens on, or -1 once it is closed. */
+export function us_socket_local_port(listenSocket: us_listen_socket): number;
+
+/** The options bit that refuses to share the port (no SO_REUSEPORT). */
+export const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
+
+/** One part of a multipart body. */
+export interface MultipartField {
+    data: ArrayBuffer;
+    name: string;
+    type?: string;
+    filename?: string;
+}
+
+/** The parts of a multipart body, or undefined when contentType is not multipart. */
+export function getParts(body: RecognizedString, contentType: RecognizedString): MultipartField[] | undefined;
+
+/** A response answered natively for every request; end() returns the program to give to a route. */
+export class DeclarativeResponse {
+    writeStatus(status: RecognizedString): DeclarativeResponse;
+    writeHeader(key: RecognizedString, value: RecognizedString): DeclarativeResponse;
+    writeBody(): DeclarativeResponse;
+    writeQueryValue(key: RecognizedString): DeclarativeResponse;
+    writeHeaderValue(key: RecognizedString): DeclarativeResponse;
+    writeParameterValue(key: RecognizedString): DeclarativeResponse;
+    write(value: RecognizedString): DeclarativeResponse;
+    end(value?: RecognizedString): ArrayBuffer;
+}

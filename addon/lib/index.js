@@ -1,0 +1,7 @@
+'use strict';
+// require('loopwire'): the uWebSockets.js v20 HTTP API on Node's own event loop. See docs/guide.md.
+
+const { loadNative } = require('./binding.js');
+const { createApi } = require('./api.js');
+
+module.exports = createApi(loadNative('loopwire'));

@@ -1,0 +1,120 @@
+#include "AddonState.h"
+
+#include "AppWrap.h"
+#include "ClassBuilder.h"
+#include "V8Compat.h"
+#include "Counters.h"
+#include "ListenSocketWrap.h"
+#include "RequestWrap.h"
+#include "ResponseWrap.h"
+
+#include <loopwire/App.h>
+
+namespace loopwire::addon {
+
+#if defined(LW_ADDON_COUNTERS)
+void exportCounters(AddonState& state, v8::Local<v8::Object> exports, v8::Local<v8::External> data);
+#endif
+
+namespace {
+
+// What the close callback of the cleanup marker needs to tell Node the cleanup is over.
+struct CleanupCompletion {
+    uv_idle_t marker;
+    void (*done)(void*);
+    void* doneArgument;
+};
+
+void setExport(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, const char* name,
+               v8::Local<v8::Value> value) {
+    v8::Isolate* isolate = compat::isolateOf(context);
+    v8::Local<v8::String> key =
+        v8::String::NewFromUtf8(isolate, name, v8::NewStringType::kInternalized).ToLocalChecked();
+    exports->Set(context, key, value).Check();
+}
+
+}  // namespace
+
+AddonState::AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context)
+    : isolate_(isolate), loop_(node::GetCurrentEventLoop(isolate)), context_(isolate, context), pending_(*this) {}
+
+AddonState::~AddonState() = default;
+
+void AddonState::initialize(v8::Local<v8::Object> exports, v8::Local<v8::Context> context) {
+    v8::Isolate* isolate = compat::isolateOf(context);
+    // Freed by the cleanup hook, when the environment ends.
+    auto* state = new AddonState(isolate, context);
+    state->asyncContext_ = node::EmitAsyncInit(isolate, exports, "loopwire");
+    state->createClasses(exports);
+    state->cleanupHook_ = node::AddEnvironmentCleanupHook(isolate, &AddonState::cleanup, state);
+}
+
+void AddonState::createClasses(v8::Local<v8::Object> exports) {
+    v8::Local<v8::Context> context = this->context();
+    v8::Local<v8::External> data = v8::External::New(isolate_, this);
+
+    responseBoilerplate_ = Handle<v8::Object>(
+        isolate_, ResponseWrap::createBoilerplate(context, ResponseWrap::createClass(isolate_, data)));
+    requestBoilerplate_ =
+        Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
+    receiver_ = Handle<v8::Object>(isolate_, context->Global());
+    appTemplate_ = Handle<v8::ObjectTemplate>(isolate_, AppWrap::createClass(isolate_, data)->InstanceTemplate());
+    v8::Local<v8::FunctionTemplate> listenSocket = ListenSocketWrap::createClass(isolate_, data);
+    listenSocketClass_ = Handle<v8::FunctionTemplate>(isolate_, listenSocket);
+    listenSocketTemplate_ = Handle<v8::ObjectTemplate>(isolate_, listenSocket->InstanceTemplate());
+    handlerRunner_ = Handle<v8::Function>(isolate_, AppWrap::createHandlerRunner(context, data));
+
+    setExport(context, exports, "App", ClassBuilder::function(context, data, "App", &AppWrap::create));
+    setExport(context, exports, "SSLApp", ClassBuilder::function(context, data, "SSLApp", &AppWrap::createSsl));
+    setExport(context, exports, "us_listen_socket_close",
+              ClassBuilder::function(context, data, "us_listen_socket_close", &ListenSocketWrap::closeListenSocket));
+    setExport(context, exports, "us_socket_local_port",
+              ClassBuilder::function(context, data, "us_socket_local_port", &ListenSocketWrap::localPort));
+    setExport(context, exports, "LIBUS_LISTEN_EXCLUSIVE_PORT", v8::Integer::New(isolate_, kListenExclusivePort));
+#if defined(LW_ADDON_COUNTERS)
+    exportCounters(*this, exports, data);
+#endif
+}
+
+AppWrap& AddonState::adopt(std::unique_ptr<AppWrap> app) {
+    apps_.push_back(std::move(app));
+    return *apps_.back();
+}
+
+bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
+                              v8::Local<v8::Value>* result) {
+    if (tearingDown_) return false;
+    // Verbose: V8 reports the exception to Node's message listener, which hands it to process
+    // 'uncaughtException' exactly as for an exception thrown by any Node callback; the TryCatch then keeps it
+    // from travelling further up, into the core.
+    v8::TryCatch tryCatch(isolate_);
+    tryCatch.SetVerbose(true);
+    v8::MaybeLocal<v8::Value> value = node::MakeCallback(isolate_, receiver(), fn, argc, argv, asyncContext_);
+    if (tryCatch.HasCaught() || value.IsEmpty()) return false;
+    if (result != nullptr) *result = value.ToLocalChecked();
+    return true;
+}
+
+void AddonState::cleanup(void* self, void (*done)(void*), void* doneArgument) {
+    auto* state = static_cast<AddonState*>(self);
+    state->tearingDown_ = true;
+    {
+        v8::HandleScope handles(state->isolate_);
+        // Closing the Apps closes their sockets (abort callbacks invalidate their res objects and call nothing)
+        // and asks libuv to close the core's handles; their close callbacks run on the next loop iteration.
+        state->apps_.clear();
+    }
+    // libuv runs close callbacks in the order the handles were closed, all in one pass, so when the marker's
+    // callback runs, the core's handles are closed too, and Node may close the loop.
+    auto* completion = new CleanupCompletion{{}, done, doneArgument};
+    uv_idle_init(state->loop_, &completion->marker);
+    completion->marker.data = completion;
+    uv_close(reinterpret_cast<uv_handle_t*>(&completion->marker), [](uv_handle_t* handle) {
+        auto* finished = static_cast<CleanupCompletion*>(handle->data);
+        finished->done(finished->doneArgument);
+        delete finished;
+    });
+    delete state;
+}
+
+}  // namespace loopwire::addon

