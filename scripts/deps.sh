@@ -15,7 +15,7 @@ done
 
 packages=(cmake ninja-build g++ pkg-config libuv1-dev googletest libgtest-dev curl wrk)
 if [ "$set_name" = full ]; then
-  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o)
+  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind)
 fi
 
 missing=()

@@ -9,4 +9,6 @@ ctest --preset "$preset" -j2 --timeout 300
 if [ "$preset" = default ]; then
   node scripts/build-addon.js --quiet
   node --test tests/js/
+  # The A/B runner's statistics, schedule and report (no build, under a second).
+  node --test bench/ab/test/
 fi
