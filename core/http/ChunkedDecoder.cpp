@@ -1,4 +1,5 @@
 #include "ChunkedDecoder.h"
+#include "HttpSyntax.h"
 
 #include <limits>
 
@@ -45,29 +46,7 @@ enum CharClass : std::uint8_t {
     kFieldChar = 1u << 3,   // field-vchar, SP, HTAB (the bytes of a trailer field value)
 };
 
-constexpr bool isTokenChar(unsigned c) noexcept {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-    switch (c) {
-        case '!':
-        case '#':
-        case '$':
-        case '%':
-        case '&':
-        case '\'':
-        case '*':
-        case '+':
-        case '-':
-        case '.':
-        case '^':
-        case '_':
-        case '`':
-        case '|':
-        case '~':
-            return true;
-        default:
-            return false;
-    }
-}
+using http_syntax::isTokenChar;
 
 // Generated at compile time from the RFC's character rules.
 struct CharTable {

@@ -1,6 +1,7 @@
 #include "HttpConnection.h"
 
 #include "HttpServer.h"
+#include "HttpSyntax.h"
 #include "base/Check.h"
 
 #include <algorithm>
@@ -278,13 +279,6 @@ void HttpConnection::ensureStatus() {
 
 namespace {
 
-bool isTokenChar(unsigned char c) noexcept {
-    if (c >= 'a' && c <= 'z') return true;
-    if (c >= 'A' && c <= 'Z') return true;
-    if (c >= '0' && c <= '9') return true;
-    return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != 0;
-}
-
 bool isSafeFieldValue(std::string_view value) noexcept {
     for (unsigned char c : value) {
         if (c == '\r' || c == '\n' || c == '\0') return false;
@@ -295,7 +289,7 @@ bool isSafeFieldValue(std::string_view value) noexcept {
 bool isToken(std::string_view text) noexcept {
     if (text.empty()) return false;
     for (unsigned char c : text) {
-        if (!isTokenChar(c)) return false;
+        if (!http_syntax::isTokenChar(c)) return false;
     }
     return true;
 }

@@ -1,4 +1,5 @@
 #include "HttpParser.h"
+#include "HttpSyntax.h"
 
 #include "../base/Check.h"
 
@@ -59,30 +60,7 @@ enum FieldKind : std::uint8_t { kOtherField, kHost, kExpect, kUpgrade, kConnecti
 enum ValueClass : std::uint8_t { kValueChar, kValueOws, kValueOther };
 enum TargetClass : std::uint8_t { kTargetChar, kTargetQuestion, kTargetOther };
 
-// tchar from RFC 9110 section 5.6.2.
-constexpr bool isTokenChar(unsigned c) noexcept {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-    switch (c) {
-        case '!':
-        case '#':
-        case '$':
-        case '%':
-        case '&':
-        case '\'':
-        case '*':
-        case '+':
-        case '-':
-        case '.':
-        case '^':
-        case '_':
-        case '`':
-        case '|':
-        case '~':
-            return true;
-        default:
-            return false;
-    }
-}
+using http_syntax::isTokenChar;
 
 // Generated at compile time from the predicates above; one lookup per byte on every path of the parser.
 struct CharTables {
