@@ -16,20 +16,22 @@ const std::string kShortRequest =
     "GET /api/v1/users?id=42 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: bench/1.0\r\nAccept: */*\r\n"
     "Connection: keep-alive\r\n\r\n";
 
+// A request shaped like a browser's page load: a long path, a dozen fields, a long cookie.
 const std::string kBrowserRequest =
-    "GET /wp-content/uploads/2010/03/hello-kitty-darth-vader-pink.jpg HTTP/1.1\r\n"
-    "Host: www.kittyhell.com\r\n"
-    "User-Agent: Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_6_3; ja-JP-mac; rv:1.9.2.3) Gecko/20100401 "
-    "Firefox/3.6.3 Pathtraq/0.9\r\n"
-    "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n"
-    "Accept-Language: ja,en-us;q=0.7,en;q=0.3\r\n"
-    "Accept-Encoding: gzip,deflate\r\n"
-    "Accept-Charset: Shift_JIS,utf-8;q=0.7,*;q=0.7\r\n"
-    "Keep-Alive: 115\r\n"
+    "GET /shop/catalogue/2026/winter/long-product-name-with-several-words-in-it.html?ref=home HTTP/1.1\r\n"
+    "Host: shop.loopwire.test\r\n"
+    "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36\r\n"
+    "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8\r\n"
+    "Accept-Language: en-GB,en;q=0.9,de;q=0.8\r\n"
+    "Accept-Encoding: gzip, deflate, br, zstd\r\n"
+    "Referer: https://shop.loopwire.test/shop/catalogue/2026/winter/\r\n"
+    "Sec-Fetch-Dest: document\r\n"
+    "Sec-Fetch-Mode: navigate\r\n"
+    "Sec-Fetch-Site: same-origin\r\n"
+    "Upgrade-Insecure-Requests: 1\r\n"
     "Connection: keep-alive\r\n"
-    "Cookie: wp_ozh_wsa_visits=2; wp_ozh_wsa_visit_lasttime=xxxxxxxxxx; "
-    "__utma=xxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.xxxxxxxxxx.x; "
-    "__utmz=xxxxxxxxx.xxxxxxxxxx.x.x.utmccn=(referral)|utmcsr=reader.livedoor.com|utmcct=/reader/|utmcmd=referral\r\n"
+    "Cookie: session=4f9a1c2e7b3d8a6f0e5c1b9d2a7f3e8c; cart=sku-1001.2,sku-2044.1; theme=dark; "
+    "consent=analytics%3Dno%26ads%3Dno; last_seen=2026-11-30T04%3A00%3A00Z\r\n"
     "\r\n";
 
 void parse(benchmark::State& state, const std::string& request) {
