@@ -61,6 +61,10 @@ ResolvedTarget targetFor(const std::string& url) {
     return target;
 }
 
+// Connections of every run. A longer run may grow a connection's buffer once more than a short one (reads
+// coalesce differently), so the runs may differ by up to this many allocations, never by anything per request.
+constexpr std::uint32_t kConnections = 4;
+
 std::uint64_t httpRunAllocations(std::uint16_t port, std::uint32_t pipeline, std::uint64_t budget) {
     const ResolvedTarget target = targetFor("http://127.0.0.1:" + std::to_string(port) + "/");
     const std::string request = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -72,7 +76,7 @@ std::uint64_t httpRunAllocations(std::uint16_t port, std::uint32_t pipeline, std
     config.requestBatch = batch;
     config.requestBytes = request.size();
     config.pipeline = pipeline;
-    config.connections = 4;
+    config.connections = kConnections;
     config.plan = planWithBudget(budget);
     const std::uint64_t before = tAllocations;
     HttpWorker worker(config);
@@ -98,10 +102,10 @@ TEST(SteadyStateAllocation, HttpRequestsAllocateNothing) {
     const std::uint64_t few = httpRunAllocations(server.port(), 1, 100);
     const std::uint64_t many = httpRunAllocations(server.port(), 1, 5000);
     EXPECT_GT(few, 0u);  // the counter works: setting up the connections allocates
-    EXPECT_EQ(many, few);
+    EXPECT_LE(many, few + kConnections);
     const std::uint64_t fewPipelined = httpRunAllocations(server.port(), 8, 800);
     const std::uint64_t manyPipelined = httpRunAllocations(server.port(), 8, 8000);
-    EXPECT_EQ(manyPipelined, fewPipelined);
+    EXPECT_LE(manyPipelined, fewPipelined + kConnections);
 }
 
 std::uint64_t wsRunAllocations(std::uint16_t port, std::uint64_t budget) {
@@ -111,7 +115,7 @@ std::uint64_t wsRunAllocations(std::uint16_t port, std::uint64_t budget) {
     config.path = "/";
     config.authority = "127.0.0.1";
     config.messageBytes = 300;
-    config.connections = 4;
+    config.connections = kConnections;
     config.plan = planWithBudget(budget);
     const std::uint64_t before = tAllocations;
     WsWorker worker(config);
@@ -138,7 +142,7 @@ TEST(SteadyStateAllocation, WebSocketEchoesAllocateNothing) {
     const std::uint64_t few = wsRunAllocations(server.port(), 100);
     const std::uint64_t many = wsRunAllocations(server.port(), 5000);
     EXPECT_GT(few, 0u);
-    EXPECT_EQ(many, few);
+    EXPECT_LE(many, few + kConnections);
 }
 
 }  // namespace
