@@ -27,17 +27,20 @@ SocketAddress SocketAddress::fromSockaddr(const sockaddr* address) noexcept {
 }
 
 std::string_view SocketAddress::toText(char* out) const noexcept {
-    static constexpr std::uint8_t kMappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    const char* text = nullptr;
+    static constexpr char kHexDigits[] = "0123456789abcdef";
     if (length_ == 4) {
-        text = inet_ntop(AF_INET, bytes_, out, kMaxTextLength);
-    } else if (length_ == 16 && std::memcmp(bytes_, kMappedPrefix, 12) == 0) {
-        text = inet_ntop(AF_INET, bytes_ + 12, out, kMaxTextLength);
-    } else if (length_ == 16) {
-        text = inet_ntop(AF_INET6, bytes_, out, kMaxTextLength);
+        if (inet_ntop(AF_INET, bytes_, out, kMaxTextLength) == nullptr) return {};
+        return {out, std::strlen(out)};
     }
-    if (text == nullptr) return {};
-    return {out, std::strlen(out)};
+    if (length_ != 16) return {};
+    char* at = out;
+    for (std::size_t i = 0; i < 16; ++i) {
+        if (i > 0 && i % 2 == 0) *at++ = ':';
+        *at++ = kHexDigits[bytes_[i] >> 4];
+        *at++ = kHexDigits[bytes_[i] & 0xf];
+    }
+    *at = '\0';
+    return {out, static_cast<std::size_t>(at - out)};
 }
 
 }  // namespace loopwire

@@ -1,7 +1,9 @@
 // SocketAddress: the address of a peer, compact enough to keep in every connection (20 bytes).
 //
 // bytes() is the raw address in network order: 4 bytes for IPv4, 16 for IPv6, empty for a Unix socket, the
-// same shape as uWebSockets' getRemoteAddress. toText() formats it (IPv4-mapped IPv6 as dotted IPv4).
+// same shape as uWebSockets' getRemoteAddress. toText() formats it exactly as uWebSockets' getRemoteAddressAsText
+// does, which frameworks parse: IPv4 dotted ("127.0.0.1"); IPv6, IPv4-mapped ones included, as eight groups of
+// four lower-case hex digits, nothing shortened ("0000:0000:0000:0000:0000:ffff:7f00:0001").
 #pragma once
 
 #include <cstddef>
@@ -14,8 +16,8 @@ namespace loopwire {
 
 class SocketAddress {
 public:
-    // Longest text toText() writes, with its terminating NUL ("ffff:...:255.255.255.255").
-    static constexpr std::size_t kMaxTextLength = 46;
+    // Longest text toText() writes, with its terminating NUL: an IPv6 address, 8 * 4 digits and 7 colons.
+    static constexpr std::size_t kMaxTextLength = 40;
 
     SocketAddress() noexcept = default;
     static SocketAddress fromSockaddr(const sockaddr* address) noexcept;

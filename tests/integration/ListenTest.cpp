@@ -58,7 +58,7 @@ TEST_P(Listening, ListensOnIpv6Loopback) {
     while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0)
         reply.append(buffer, static_cast<std::size_t>(got));
     ::close(fd);
-    EXPECT_NE(reply.find("\r\n\r\n::1"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("\r\n\r\n0000:0000:0000:0000:0000:0000:0000:0001"), std::string::npos) << reply;
 }
 
 TEST_P(Listening, SharesAPortByDefaultButNotWhenExclusive) {
