@@ -24,6 +24,9 @@ inline constexpr std::size_t kMaxChunkSizeDigits = 16;
 inline constexpr std::size_t kMaxChunkExtensionBytes = 1024;
 // Trailer section after the last chunk. Past it: 431.
 inline constexpr std::size_t kMaxTrailerSectionBytes = 4 * 1024;
+// Unsent response bytes one connection may hold before it stops parsing (and reading) further pipelined
+// requests; it goes on once they have drained. Bounds what a peer that pipelines without reading costs.
+inline constexpr std::size_t kMaxOutputBacklogBytes = 64 * 1024;
 // Parameters (":name" segments) in one route pattern.
 inline constexpr std::size_t kMaxRouteParameters = 16;
 

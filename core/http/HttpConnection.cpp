@@ -22,6 +22,7 @@ constexpr std::string_view k500 =
 
 // Bytes of later pipelined requests kept while a response is pending; past it, reading pauses.
 constexpr std::size_t kMaxPipelinedBytes = limits::kMaxHeaderSectionBytes;
+static_assert(kMaxPipelinedBytes <= Loop::kReceiveBufferBytes);
 // A pending-bytes buffer that grew past this is freed once empty.
 constexpr std::size_t kMaxRetainedPendingBytes = 2 * limits::kMaxHeaderSectionBytes;
 
@@ -69,19 +70,38 @@ void HttpConnection::onData(char* data, std::size_t length) {
         pending_.append({data, length});
         pending_.consume(process(pending_.data(), pending_.size()));
     }
-    if (!isClosed() && responsePending_ && pending_.size() >= kMaxPipelinedBytes) pauseReading();
     endCork(corkedHere);
+    updateReading();
     armDeadline();
 }
 
 void HttpConnection::processPending() {
-    if (pending_.empty() || isClosed()) return;
-    bool corkedHere = beginCork();
-    pending_.consume(process(pending_.data(), pending_.size()));
-    if (pending_.empty() && pending_.capacity() > kMaxRetainedPendingBytes) pending_.release();
-    if (!isClosed() && !paused_ && !responsePending_ && isReadingPaused()) resumeReading();
-    endCork(corkedHere);
+    if (isClosed()) return;
+    if (!pending_.empty()) {
+        bool corkedHere = beginCork();
+        pending_.consume(process(pending_.data(), pending_.size()));
+        if (pending_.empty() && pending_.capacity() > kMaxRetainedPendingBytes) pending_.release();
+        endCork(corkedHere);
+    }
+    updateReading();
 }
+
+// One rule for when to read, whatever changed last (a request arrived, a response completed now or later, the
+// queue drained, the output backlog drained, the handler paused): read unless the handler paused the request,
+// or the connection holds as much as it may, in later requests queued behind a pending response or in
+// responses the peer has not read. Deciding it in one place is what keeps a connection from staying paused
+// with nothing left that would resume it.
+void HttpConnection::updateReading() noexcept {
+    if (isClosed() || phase_ == Phase::Closing) return;
+    bool hold = paused_ || pending_.size() >= kMaxPipelinedBytes || outputBacklogged();
+    if (hold) {
+        pauseReading();
+    } else {
+        resumeReading();
+    }
+}
+
+bool HttpConnection::outputBacklogged() const noexcept { return bufferedBytes() > limits::kMaxOutputBacklogBytes; }
 
 std::size_t HttpConnection::process(char* data, std::size_t length) {
     LW_CHECK(!processing_);
@@ -97,11 +117,12 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
             consumed += readBody(data + consumed, length - consumed);
             continue;
         }
-        // A later pipelined request waits until the response to the current one is complete.
-        if (responsePending_) break;
+        // A later pipelined request waits until the response to the current one is complete, and until the
+        // peer has read enough of the earlier responses.
+        if (responsePending_ || outputBacklogged()) break;
         ParseResult result = parser_.parse(data + consumed, length - consumed, head);
         if (result.status == ParseStatus::NeedMore) {
-            if (headDeadlineMs_ == 0) headDeadlineMs_ = loop().nowMs() + server_.options().headerTimeoutMs;
+            if (headDeadlineMs_ == 0) headDeadlineMs_ = loop().timeoutClockMs() + server_.options().headerTimeoutMs;
             break;
         }
         if (result.status == ParseStatus::Error) {
@@ -118,7 +139,7 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
             chunkedBody_ = head.framing == BodyFraming::Chunked;
             bodyRemaining_ = chunkedBody_ ? 0 : head.contentLength;
             if (chunkedBody_) chunked_.reset();
-            bodyDeadlineMs_ = loop().nowMs() + server_.options().bodyTimeoutMs;
+            bodyDeadlineMs_ = loop().timeoutClockMs() + server_.options().bodyTimeoutMs;
         }
         beginRequest(head, hasBody);
         if (!hasBody && !isClosed()) deliverBody({}, true, 0);
@@ -132,6 +153,7 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
     responsePending_ = true;
     statusWritten_ = headersEnded_ = chunkedResponse_ = contentLengthResponse_ = false;
     noBodyStatus_ = refusedWrite_ = false;
+    hasDeclaredLength_ = connectionWritten_ = false;
     writeOffset_ = 0;
     keepAlive_ = head.keepAlive;
     http10_ = head.httpMinor == 0;
@@ -178,7 +200,7 @@ void HttpConnection::answerUnhandled(std::string_view cannedResponse) {
 
 std::size_t HttpConnection::readBody(char* data, std::size_t length) {
     std::uint32_t minRate = server_.options().minBodyBytesPerSecond;
-    std::uint64_t now = loop().nowMs();
+    std::uint64_t now = loop().timeoutClockMs();
     std::size_t consumed;
     std::size_t payload;
     if (!chunkedBody_) {
@@ -265,6 +287,9 @@ void HttpConnection::endCork(bool corkedHere) {
         autoCorked_ = false;
         uncork();
     }
+    // A response written from outside the connection's callbacks (a timer) that left output waiting for the
+    // peer starts the write timeout here.
+    if (isWaitingForPeer()) armDeadline();
 }
 
 void HttpConnection::corkForHeaders() {
@@ -294,6 +319,48 @@ bool isToken(std::string_view text) noexcept {
     return true;
 }
 
+// name compared with lowerCaseName, ignoring the case of ASCII letters.
+bool isFieldName(std::string_view name, std::string_view lowerCaseName) noexcept {
+    if (name.size() != lowerCaseName.size()) return false;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        auto c = static_cast<unsigned char>(name[i]);
+        if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c - 'A' + 'a');
+        if (c != static_cast<unsigned char>(lowerCaseName[i])) return false;
+    }
+    return true;
+}
+
+// A Content-Length value: 1 to 19 decimal digits, optionally surrounded by spaces or tabs.
+std::optional<std::uint64_t> parseLength(std::string_view value) noexcept {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+        value.remove_suffix(1);
+    if (value.empty() || value.size() > 19) return std::nullopt;
+    std::uint64_t length = 0;
+    for (char c : value) {
+        if (c < '0' || c > '9') return std::nullopt;
+        length = length * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return length;
+}
+
+// Whether a Connection field value lists the token `close` (RFC 9110 section 7.6.1: a comma-separated list).
+bool listsClose(std::string_view value) noexcept {
+    while (!value.empty()) {
+        std::size_t comma = value.find(',');
+        std::string_view item = value.substr(0, comma);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
+            item.remove_suffix(1);
+        if (isFieldName(item, "close")) return true;
+        if (comma == std::string_view::npos) break;
+        value.remove_prefix(comma + 1);
+    }
+    return false;
+}
+
 }  // namespace
 
 void HttpConnection::writeStatusLine(std::string_view status) {
@@ -316,6 +383,23 @@ void HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         return;
     }
     ensureStatus();
+    if (isFieldName(key, "content-length")) {
+        // Held back: the call that ends the head knows the body, and writes one Content-Length (see
+        // writeContentLength). A value that is not a length is refused.
+        std::optional<std::uint64_t> length = parseLength(value);
+        if (!length) {
+            refusedWrite_ = true;
+            return;
+        }
+        declaredLength_ = *length;
+        hasDeclaredLength_ = true;
+        return;
+    }
+    if (isFieldName(key, "connection")) {
+        // The handler's own Connection field replaces the one loopwire would add; `close` in it is obeyed.
+        connectionWritten_ = true;
+        if (listsClose(value)) closeAfterResponse_ = true;
+    }
     write(key);
     write(": ");
     write(value);
@@ -325,7 +409,9 @@ void HttpConnection::writeHeaderField(std::string_view key, std::string_view val
 void HttpConnection::writeHeadEnd(std::string_view framing) {
     write("Date: ");
     write(loop().date());
-    if (!keepAlive_) {
+    if (connectionWritten_) {
+        write("\r\n");
+    } else if (!keepAlive_) {
         write("\r\nConnection: close\r\n");
     } else if (http10_) {
         write("\r\nConnection: keep-alive\r\n");
@@ -368,10 +454,9 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
         if (noBodyStatus_ && body.empty()) {
             writeHeadEnd({});
         } else {
-            char digits[20];
-            write("Content-Length: ");
-            write(formatDecimal(body.size(), digits));
-            write("\r\n");
+            // The answer to HEAD may state the length of the body it leaves out, given as a header.
+            bool lengthOnly = body.empty() && headRequest_ && hasDeclaredLength_;
+            writeContentLength(lengthOnly ? declaredLength_ : body.size());
             writeHeadEnd({});
             if (!headRequest_ && !noBodyStatus_) write(body);
         }
@@ -391,11 +476,9 @@ void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength,
     if (closeConnection && !headersEnded_) keepAlive_ = false;
     if (!headersEnded_) {
         ensureStatus();
-        char digits[20];
+        if (!reportedLength && hasDeclaredLength_ && !noBodyStatus_) reportedLength = declaredLength_;
         if (reportedLength) {
-            write("Content-Length: ");
-            write(formatDecimal(*reportedLength, digits));
-            write("\r\n");
+            writeContentLength(*reportedLength);
         } else if (!headRequest_ && !noBodyStatus_) {
             write("Content-Length: 0\r\n");
         }
@@ -421,14 +504,15 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
         if (closeConnection) keepAlive_ = false;
         ensureStatus();
         contentLengthResponse_ = true;
-        char digits[20];
-        write("Content-Length: ");
-        write(formatDecimal(totalSize, digits));
-        write("\r\n");
+        writeContentLength(totalSize);
         writeHeadEnd({});
     }
+    // Bytes past totalSize would be read as the start of the next response: they are not sent.
+    std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
+    if (data.size() > room) data = data.substr(0, static_cast<std::size_t>(room));
     std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
     writeOffset_ += taken;
+    if (taken > 0) writeDeadlineMs_ = 0;  // progress: the write timeout starts again
     bool ok = taken == data.size();
     if (writeOffset_ >= totalSize) {
         finishResponse(closeConnection);
@@ -436,6 +520,15 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     }
     if (!ok) requestWritable();
     return {ok, false};
+}
+
+void HttpConnection::writeContentLength(std::uint64_t length) {
+    // One Content-Length per response: the body's own length wins over a different one the handler wrote.
+    if (hasDeclaredLength_ && declaredLength_ != length) refusedWrite_ = true;
+    char digits[20];
+    write("Content-Length: ");
+    write(formatDecimal(length, digits));
+    write("\r\n");
 }
 
 void HttpConnection::finishResponse(bool closeConnection) {
@@ -471,26 +564,35 @@ void HttpConnection::startLingeringClose() {
     pending_.clear();
     if (isReadingPaused()) resumeReading();
     shutdownWrite();
-    if (!isClosed()) setDeadline(loop().nowMs() + server_.options().lingerTimeoutMs);
+    if (isClosed()) return;
+    // The last response may still be on its way (FIN follows it): the write timeout first, then the linger.
+    const ServerOptions& options = server_.options();
+    if (isWaitingForPeer()) {
+        if (writeDeadlineMs_ == 0) writeDeadlineMs_ = loop().timeoutClockMs() + options.writeTimeoutMs;
+        setDeadline(writeDeadlineMs_);
+    } else {
+        setDeadline(loop().timeoutClockMs() + options.lingerTimeoutMs);
+    }
 }
 
 void HttpConnection::closeNow() { close(); }
 
 void HttpConnection::pauseRequest() {
     paused_ = true;
-    pauseReading();
-    setDeadline(0);
+    updateReading();
+    armDeadline();
 }
 
 void HttpConnection::resumeRequest() {
     paused_ = false;
-    resumeReading();
+    updateReading();
     armDeadline();
 }
 
 std::string_view HttpConnection::remoteAddressText() noexcept { return remoteAddress().toText(addressText_); }
 
 void HttpConnection::onWritable() {
+    writeDeadlineMs_ = 0;
     if (responsePending_ && onWritable_) {
         bool corkedHere = beginCork();
         ++callbackDepth_;
@@ -499,12 +601,24 @@ void HttpConnection::onWritable() {
         endCork(corkedHere);
         releaseCallbacksIfDone();
         continueAfterResponse();
+    } else if (!responsePending_) {
+        // The backlog has drained: requests held back by it go on.
+        continueAfterResponse();
     }
-    if (!isClosed() && phase_ != Phase::Closing) armDeadline();
+    if (isClosed()) return;
+    if (phase_ == Phase::Closing) {
+        // Everything, FIN included, is out: now only the peer's leftovers are drained, for the linger time.
+        setDeadline(loop().timeoutClockMs() + server_.options().lingerTimeoutMs);
+        return;
+    }
+    armDeadline();
 }
 
+// The write deadline moves on progress only: bytes the peer sends meanwhile never extend it, so a peer that sends
+// and never reads cannot hold the connection.
 void HttpConnection::onDrainProgress() {
-    if (phase_ != Phase::Closing) setDeadline(loop().nowMs() + server_.options().writeTimeoutMs);
+    writeDeadlineMs_ = loop().timeoutClockMs() + server_.options().writeTimeoutMs;
+    setDeadline(writeDeadlineMs_);
 }
 
 // ---- deadlines and closing ----
@@ -512,12 +626,18 @@ void HttpConnection::onDrainProgress() {
 void HttpConnection::armDeadline() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
     const ServerOptions& options = server_.options();
-    std::uint64_t now = loop().nowMs();
-    // A paused request, and a pending response with nothing buffered, belong to the application: no deadline.
+    std::uint64_t now = loop().timeoutClockMs();
+    // A paused request, and a pending response with nothing waiting for the peer, belong to the application: no
+    // deadline. Output waiting for the peer (buffered, or a tryEnd stream waiting for room) must make progress
+    // within the write timeout, or the peer has stopped reading.
     bool applicationOwned = paused_ || (responsePending_ && phase_ != Phase::Body);
-    if (bufferedBytes() > 0) {
-        setDeadline(now + options.writeTimeoutMs);
-    } else if (applicationOwned) {
+    if (isWaitingForPeer()) {
+        if (writeDeadlineMs_ == 0) writeDeadlineMs_ = now + options.writeTimeoutMs;
+        setDeadline(writeDeadlineMs_);
+        return;
+    }
+    writeDeadlineMs_ = 0;
+    if (applicationOwned) {
         setDeadline(0);
     } else if (phase_ == Phase::Body) {
         setDeadline(bodyDeadlineMs_);
@@ -529,7 +649,22 @@ void HttpConnection::armDeadline() noexcept {
 }
 
 void HttpConnection::onTimeout() {
-    if (phase_ == Phase::Closing || bufferedBytes() > 0) {
+    if (phase_ == Phase::Closing) {
+        // The last response may have been read meanwhile (the loop could not run); otherwise, time is up.
+        if (isWaitingForPeer() && serviceWaitingIo() && !isClosed() && deadline() != 0) return;
+        close();
+        return;
+    }
+    // The sweep can come before the loop has polled this socket (after the loop was blocked, timers run first):
+    // a request waiting unread, or a peer that has read our output meanwhile, is not a timeout.
+    if (serviceWaitingIo()) {
+        if (isClosed()) return;
+        if (deadline() == 0) armDeadline();
+        // A head or body deadline runs from the request's start: bytes that did not complete it in time do not
+        // save a slow peer.
+        if (deadline() == 0 || deadline() > loop().timeoutClockMs()) return;
+    }
+    if (isWaitingForPeer()) {
         close();
         return;
     }

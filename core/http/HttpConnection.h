@@ -6,7 +6,10 @@
 //
 // Requests are handled one at a time in order: while a response is pending, later pipelined bytes stay in
 // `pending_` (and reading pauses once that holds a full head's worth), and processing resumes when the response
-// completes. Everything written while the connection processes one read is corked and leaves in one syscall.
+// completes. Likewise while the peer leaves more than limits::kMaxOutputBacklogBytes of responses unread: no
+// further request is parsed and reading pauses until that backlog has drained. So one connection holds at most
+// one read of input and one response past the backlog limit, whatever the peer sends. Everything written while
+// the connection processes one read is corked and leaves in one syscall.
 #pragma once
 
 #include "ChunkedDecoder.h"
@@ -77,6 +80,9 @@ private:
     // Parses and handles requests in [data, data+length); returns the bytes consumed.
     std::size_t process(char* data, std::size_t length);
     void processPending();
+    // Pauses or resumes reading from the socket, by the one rule for it (see the .cpp).
+    void updateReading() noexcept;
+    bool outputBacklogged() const noexcept;
     void beginRequest(RequestHead& head, bool hasBody);
     // Returns bytes consumed from the body in [data, data+length).
     std::size_t readBody(char* data, std::size_t length);
@@ -88,6 +94,7 @@ private:
     void answerUnhandled(std::string_view cannedResponse);
     void startLingeringClose();
     void writeHeadEnd(std::string_view framing);
+    void writeContentLength(std::uint64_t length);
     void ensureStatus();
     void armDeadline() noexcept;
     // Frees the per-request callbacks once the response is over and none of them is running.
@@ -100,8 +107,10 @@ private:
 
     std::uint64_t bodyRemaining_ = 0;
     std::uint64_t writeOffset_ = 0;
+    std::uint64_t declaredLength_ = 0;  // a Content-Length the handler wrote (hasDeclaredLength_)
     std::uint64_t headDeadlineMs_ = 0;
     std::uint64_t bodyDeadlineMs_ = 0;
+    std::uint64_t writeDeadlineMs_ = 0;  // while output waits for the peer; moved on progress only
     std::uint32_t callbackDepth_ = 0;  // our callbacks running right now (they must not be destroyed)
     Phase phase_ = Phase::Head;
 
@@ -116,6 +125,8 @@ private:
     bool keepAlive_ = true;
     bool noBodyStatus_ = false;  // 1xx, 204 or 304: no Content-Length, no body
     bool refusedWrite_ = false;
+    bool hasDeclaredLength_ = false;
+    bool connectionWritten_ = false;  // the handler wrote a Connection field: loopwire adds none
     bool paused_ = false;
     bool closeAfterResponse_ = false;
     bool http10_ = false;

@@ -6,6 +6,7 @@
 #include "libuv/UvLoop.h"
 #endif
 
+#include <algorithm>
 #include <ctime>
 #include <utility>
 
@@ -49,7 +50,9 @@ std::unique_ptr<Loop> Loop::createOnUvLoop([[maybe_unused]] void* uvLoop,
 Loop::Loop(LoopBackend backend, std::uint32_t sweepIntervalMs)
     : backend_(backend),
       sweepIntervalMs_(sweepIntervalMs == 0 ? LoopOptions::kDefaultSweepIntervalMs : sweepIntervalMs),
+      maxCountedGapMs_(2 * static_cast<std::uint32_t>(std::min<std::uint64_t>(sweepIntervalMs_, kDateRefreshMs))),
       nowMs_(monotonicMs()),
+      timeoutClockMs_(nowMs_),
       receiveBuffer_(new char[kReceiveBufferBytes + kReceiveBufferPadding]),
       corkBuffer_(new char[kCorkBufferBytes]),
       dateTimer_(*this, [this] { date_.refresh(std::time(nullptr)); }),
@@ -73,7 +76,15 @@ void Loop::stopInternalTimers() noexcept {
     sweepTimer_.stop();
 }
 
-void Loop::updateNow() noexcept { nowMs_ = monotonicMs(); }
+// The loop never sleeps longer than its shortest internal timer period, so consecutive readings of a free loop
+// are at most that far apart; a longer gap is counted as maxCountedGapMs_ only. Only the excess is dropped, so a
+// loop that is merely busy (short iterations back to back) keeps the timeout clock on time.
+void Loop::updateNow() noexcept {
+    std::uint64_t now = monotonicMs();
+    std::uint64_t gap = now > nowMs_ ? now - nowMs_ : 0;
+    timeoutClockMs_ += std::min<std::uint64_t>(gap, maxCountedGapMs_);
+    nowMs_ = now;
+}
 
 void Loop::defer(Task task) {
     {
@@ -116,7 +127,7 @@ void Loop::sweep() noexcept {
     updateNow();
     for (SweepListener* listener = sweepListeners_; listener != nullptr; listener = nextToSweep_) {
         nextToSweep_ = listener->nextListener_;
-        listener->onSweep(nowMs_);
+        listener->onSweep(timeoutClockMs_);
     }
     nextToSweep_ = nullptr;
 }

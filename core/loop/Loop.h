@@ -4,6 +4,8 @@
 // - descriptor readiness through IoWatcher (watch, setWatchedEvents, unwatch);
 // - Timers, and a coarse timeout sweep: every sweepIntervalMs it calls each SweepListener, which checks the
 //   deadlines of its own sockets, so no socket ever owns a timer;
+// - the timeout clock those deadlines are set and checked on, which leaves out the time the loop could not run
+//   (timeoutClockMs);
 // - defer(task) from any thread, which wakes the loop;
 // - the Date header text, refreshed once a second;
 // - the per-loop buffers every socket shares: the receive buffer and the cork buffer, and the record of which
@@ -35,7 +37,8 @@ namespace loopwire {
 // Something whose deadlines the sweep checks (the net layer's socket groups).
 class SweepListener {
 public:
-    virtual void onSweep(std::uint64_t nowMs) = 0;
+    // timeoutClockMs: Loop::timeoutClockMs() now, the clock deadlines are compared with.
+    virtual void onSweep(std::uint64_t timeoutClockMs) = 0;
 
 protected:
     ~SweepListener() = default;
@@ -102,8 +105,17 @@ public:
 
     // Milliseconds of a monotonic clock, read once per iteration.
     std::uint64_t nowMs() const noexcept { return nowMs_; }
-    // Re-reads the monotonic clock.
+    // Re-reads the monotonic clock (and advances the timeout clock).
     void updateNow() noexcept;
+
+    // Milliseconds of the timeout clock, on which connection deadlines are set and checked. It follows the
+    // monotonic clock, except that a gap between two readings longer than maxCountedGapMs() counts as
+    // maxCountedGapMs(): the loop wakes at least that often when it is free, so a longer gap is time it could not
+    // run (a callback that blocked it, a long garbage collection, a stopped process), and a connection must not
+    // be timed out for the server's own unavailability. Read once per iteration, like nowMs().
+    std::uint64_t timeoutClockMs() const noexcept { return timeoutClockMs_; }
+    // Twice the longest the loop sleeps when free: min(sweepIntervalMs, the Date refresh period) * 2.
+    std::uint32_t maxCountedGapMs() const noexcept { return maxCountedGapMs_; }
     std::string_view date() const noexcept { return date_.text(); }
 
     std::uint32_t sweepIntervalMs() const noexcept { return sweepIntervalMs_; }
@@ -161,7 +173,9 @@ private:
 
     LoopBackend backend_;
     std::uint32_t sweepIntervalMs_;
+    std::uint32_t maxCountedGapMs_;
     std::uint64_t nowMs_ = 0;
+    std::uint64_t timeoutClockMs_ = 0;
     DateClock date_;
 
     Timer* timers_ = nullptr;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -247,25 +248,52 @@ void Socket::readOnce() {
     close();
 }
 
-void Socket::drainBackpressure() {
+bool Socket::drainBackpressure() {
     long sent = sendTwo(backpressure_.view(), {});
     if (sent < 0) {
         close();
-        return;
+        return true;
     }
     backpressure_.consume(static_cast<std::size_t>(sent));
     if (!backpressure_.empty()) {
         if (sent > 0) onDrainProgress();
-        return;
+        return sent > 0;
     }
     wantWritable_ = false;
     if (backpressure_.capacity() > kMaxRetainedBackpressureBytes) backpressure_.release();
     updateWatch();
     if (shutdownPending_) {
         shutdownWrite();
-        if (closed_) return;
+        if (closed_) return true;
     }
     onWritable();
+    return true;
+}
+
+bool Socket::serviceWaitingIo() {
+    if (closed_ || broken_) return false;
+    bool progressed = false;
+    if (!backpressure_.empty()) {
+        progressed = drainBackpressure();
+    } else if (wantWritable_) {
+        pollfd writable{fd(), POLLOUT, 0};
+        if (::poll(&writable, 1, 0) == 1 && (writable.revents & POLLOUT) != 0) {
+            wantWritable_ = false;
+            updateWatch();
+            onWritable();
+            progressed = true;
+        }
+    }
+    if (closed_) return true;
+    if (!readingPaused_ && !receivedEnd_) {
+        char byte;
+        // A peeked byte, or the end of the stream (0), is input the loop has not dispatched yet.
+        if (::recv(fd(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
+            readOnce();
+            progressed = true;
+        }
+    }
+    return progressed;
 }
 
 SocketGroup::SocketGroup(Loop& loop) noexcept : loop_(loop) { loop_.addSweepListener(*this); }
@@ -300,10 +328,10 @@ void SocketGroup::closeAll() noexcept {
         head_->close();
 }
 
-void SocketGroup::onSweep(std::uint64_t nowMs) {
+void SocketGroup::onSweep(std::uint64_t timeoutClockMs) {
     for (Socket* socket = head_; socket != nullptr; socket = nextToVisit_) {
         nextToVisit_ = socket->nextInGroup_;
-        if (socket->deadlineMs_ != 0 && socket->deadlineMs_ <= nowMs) {
+        if (socket->deadlineMs_ != 0 && socket->deadlineMs_ <= timeoutClockMs) {
             socket->deadlineMs_ = 0;
             socket->onTimeout();
         }

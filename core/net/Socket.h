@@ -13,8 +13,11 @@
 // Closing: close() closes at once and calls onClose() (the last callback); the object is freed after the
 //   loop's current callbacks return (Loop::deferDelete), so `this` stays valid until then. shutdownWrite() sends
 //   FIN once the backpressure has drained (half-close); the peer may go on sending.
-// Timeouts: setDeadline(ms) arms one coarse deadline, checked by the SocketGroup on each loop sweep; onTimeout()
-//   runs once it has passed (then the deadline is cleared).
+// Timeouts: setDeadline(ms) arms one coarse deadline on the loop's timeout clock (Loop::timeoutClockMs), checked
+//   by the SocketGroup on each loop sweep; onTimeout() runs once it has passed (then the deadline is cleared).
+//   Because the sweep may run before the loop has polled the sockets (after the loop was blocked, timers come
+//   first), onTimeout() implementations call serviceWaitingIo() first: input that waits unread, or room the
+//   peer made for buffered output, is progress and not a timeout.
 // Allocation: the object itself at accept; the backpressure buffer only when the kernel refuses bytes, and it
 //   keeps its capacity afterwards.
 #pragma once
@@ -61,6 +64,8 @@ public:
     // Asks for onWritable() at the next writable event even though nothing is buffered (after a partial
     // tryWrite()).
     void requestWritable() noexcept;
+    // True while output waits for the peer: bytes in the backpressure buffer, or a requestWritable() pending.
+    bool isWaitingForPeer() const noexcept { return !backpressure_.empty() || wantWritable_; }
 
     void cork() noexcept;
     void uncork() noexcept;
@@ -76,7 +81,7 @@ public:
     bool isClosed() const noexcept { return closed_; }
     bool hasReceivedEnd() const noexcept { return receivedEnd_; }
 
-    // Absolute time in Loop::nowMs() terms, 0 for none.
+    // Absolute time in Loop::timeoutClockMs() terms, 0 for none.
     void setDeadline(std::uint64_t atMs) noexcept { deadlineMs_ = atMs; }
     std::uint64_t deadline() const noexcept { return deadlineMs_; }
 
@@ -93,13 +98,21 @@ protected:
     virtual void onTimeout() = 0;
     virtual void onClose() = 0;
 
+    // Does the I/O that is ready but that the loop has not dispatched yet: sends buffered output if the peer made
+    // room (onWritable() runs once it has all gone, or at once after requestWritable() if the socket is
+    // writable), and reads input that waits unread, or the peer's FIN (onData() or onEnd() runs). Returns true
+    // when any of it happened, or the socket closed meanwhile. For onTimeout(), before it gives up on the peer;
+    // costs a system call or two, so not for the hot path.
+    bool serviceWaitingIo();
+
 private:
     friend class SocketGroup;
 
     void onIo(std::uint32_t events) override;
     bool writeSlowly(std::string_view data);
     void readOnce();
-    void drainBackpressure();
+    // Returns true when some bytes were sent (or the socket closed).
+    bool drainBackpressure();
     // Sends head then tail with one syscall; returns the bytes sent (possibly 0), or -1 when the connection broke.
     long sendTwo(std::string_view head, std::string_view tail) noexcept;
     void markBroken() noexcept;
@@ -138,7 +151,7 @@ private:
     friend class Socket;
     void add(Socket& socket) noexcept;
     void remove(Socket& socket) noexcept;
-    void onSweep(std::uint64_t nowMs) override;
+    void onSweep(std::uint64_t timeoutClockMs) override;
 
     Loop& loop_;
     Socket* head_ = nullptr;

@@ -129,6 +129,71 @@ TEST_P(Timeouts, AbortsAStalledReader) {
     EXPECT_EQ(aborted.load(), 1);
 }
 
+// Issue 11, point 2: a tryEnd stream keeps nothing in backpressure (tryEnd takes only what the socket takes), so
+// waiting for onWritable must have the write timeout too.
+TEST_P(Timeouts, AbortsAReaderThatStopsReadingATryEndStream) {
+    static constexpr std::uint64_t kBodyBytes = 256 * 1024 * 1024;
+    std::atomic<int> aborted{0};
+    serve(fastTimeouts(), [&aborted](App& app) {
+        app.get("/stream", [&aborted](HttpResponse* res, HttpRequest*) {
+            static const std::string piece(64 * 1024, 'p');
+            auto pump = [res] {
+                for (;;) {
+                    std::uint64_t left = kBodyBytes - res->getWriteOffset();
+                    auto [ok, done] = res->tryEnd(std::string_view(piece).substr(0, std::min<std::uint64_t>(left, piece.size())),
+                                                  kBodyBytes);
+                    if (done || !ok) return;
+                }
+            };
+            res->onAborted([&aborted] { ++aborted; });
+            res->onWritable([pump](std::uint64_t) {
+                pump();
+                return true;
+            });
+            pump();
+        });
+    });
+    TestClient client(port());
+    client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_EQ(client.readBytes(64 * 1024).size(), 64u * 1024);
+    // Then it keeps the connection open and reads nothing more.
+    bool gone = false;
+    for (int i = 0; i < 300 && !gone; ++i) {
+        std::this_thread::sleep_for(10ms);
+        gone = server().connectionCount() == 0;
+    }
+    EXPECT_TRUE(gone);
+    EXPECT_EQ(aborted.load(), 1);
+}
+
+TEST_P(Timeouts, ATryEndStreamFromATimerIsTimedOutToo) {
+    static constexpr std::uint64_t kBodyBytes = 256 * 1024 * 1024;
+    std::atomic<int> aborted{0};
+    serve(fastTimeouts(), [&aborted](App& app) {
+        app.get("/stream", [&aborted, &app](HttpResponse* res, HttpRequest*) {
+            res->onAborted([&aborted] { ++aborted; });
+            // The stream starts later, outside any callback of the connection.
+            std::thread([&app, res] {
+                std::this_thread::sleep_for(20ms);
+                app.defer([res] {
+                    static const std::string piece(1024 * 1024, 't');
+                    while (res->tryEnd(piece, kBodyBytes).first) {
+                    }
+                });
+            }).detach();
+        });
+    });
+    TestClient client(port());
+    client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    bool gone = false;
+    for (int i = 0; i < 300 && !gone; ++i) {
+        std::this_thread::sleep_for(10ms);
+        gone = server().connectionCount() == 0;
+    }
+    EXPECT_TRUE(gone);
+    EXPECT_EQ(aborted.load(), 1);
+}
+
 TEST_P(Timeouts, PendingResponseWithoutBackpressureHasNoDeadline) {
     serve(fastTimeouts(), [](App& app) {
         app.get("/", [&app](HttpResponse* res, HttpRequest*) {

@@ -34,6 +34,8 @@ inline constexpr std::size_t kHandlerCapacity = 64;
 // Bit for App::listen's options: do not share the port with other sockets (no SO_REUSEPORT).
 inline constexpr int kListenExclusivePort = 1;
 
+// The timeouts below run on the loop's timeout clock: time during which the loop could not run (a handler that
+// blocked it) does not count, and a connection whose next bytes are already waiting unread is never timed out.
 struct ServerOptions {
     LoopBackend backend = LoopBackend::Epoll;
     // How often connection deadlines are checked: every timeout below fires up to this much late.
@@ -45,7 +47,8 @@ struct ServerOptions {
     // A request body must keep arriving at minBodyBytesPerSecond on average, with this much slack, else 408.
     std::uint32_t bodyTimeoutMs = 10000;
     std::uint32_t minBodyBytesPerSecond = 1024;
-    // A response whose bytes the peer does not read for this long is aborted.
+    // A response whose bytes the peer does not read for this long is aborted: buffered bytes that do not drain,
+    // or a tryEnd stream whose onWritable does not come.
     std::uint32_t writeTimeoutMs = 10000;
     // After a response that closes the connection, unread request bytes are drained for at most this long
     // before the socket is closed, so the peer sees the response and not a reset.

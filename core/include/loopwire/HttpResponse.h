@@ -15,6 +15,12 @@
 // Response splitting is impossible through this API: writeStatus() and writeHeader() refuse CR, LF and NUL (and a
 // header name that is not a token); a refused call writes nothing and sets refusedWrite().
 //
+// Fields loopwire also writes: a Connection field written by the handler replaces the one loopwire would add
+// (and `close` in it closes the connection after the response). A Content-Length written by the handler is held
+// back and sent once, by the call that ends the head: it is the length of the answer to HEAD (end() with no
+// body, endWithoutBody() with no length); otherwise the body's own length wins, and a different declared value
+// (or one that is not a number) is refused (refusedWrite()); a chunked body (write()) drops it.
+//
 // Callbacks (onAborted, onData, onDataV2, onWritable) are stored inline in the connection (no allocation); each
 // setter replaces the previous callback. Threading: loop thread only.
 #pragma once
@@ -62,7 +68,9 @@ public:
                         bool closeConnection = false);
     // Sends as much of data as the connection takes now, for a body of totalSize bytes (Content-Length). Returns
     // {ok, done}: ok when all of data was taken, done when the whole body has been sent. When !ok, resend the
-    // rest from onWritable(offset) (it starts at offset - the offset before this call).
+    // rest from onWritable(offset) (it starts at offset - the offset before this call). Bytes past totalSize are
+    // never sent (they would be read as the next response): data is cut there. A stream that waits for
+    // onWritable longer than ServerOptions::writeTimeoutMs (the peer stopped reading) is aborted.
     std::pair<bool, bool> tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection = false);
     // Body bytes sent (or taken for sending) so far.
     std::uint64_t getWriteOffset() const noexcept;
