@@ -2,12 +2,14 @@
 // Builds the Node addon from source with CMake, against the headers of the Node that runs this script (the
 // include/node folder beside its executable): no download, no node-gyp. npm runs it on `npm install`.
 //
-//   node scripts/build-addon.js [--if-missing] [--quiet]
+//   node scripts/build-addon.js [--if-missing] [--quiet] [--asan]
 //
 // Output: build-addon/node-v<ABI>/loopwire.node, where <ABI> is process.versions.modules, so builds for several
 // Node versions live side by side; in a checkout with the tests (tests/js/), also loopwire_counting.node, the
 // test build that counts handles and allocations (an installed package skips it). --if-missing does nothing
-// when the modules exist already (npm start, the benchmarks).
+// when the modules exist already (npm start, the benchmarks). --asan builds loopwire.node with AddressSanitizer
+// and UndefinedBehaviorSanitizer (g++) into build-addon/node-v<ABI>-asan/; node loads it with the sanitizer
+// runtime preloaded (see tests/js/helpers/sanitized.js).
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -17,8 +19,9 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const args = new Set(process.argv.slice(2));
 const quiet = args.has('--quiet');
-const buildDir = path.join(root, 'build-addon', `node-v${process.versions.modules}`);
-const modules = fs.existsSync(path.join(root, 'tests', 'js')) ? ['loopwire', 'loopwire_counting'] : ['loopwire'];
+const sanitized = args.has('--asan');
+const buildDir = path.join(root, 'build-addon', `node-v${process.versions.modules}${sanitized ? '-asan' : ''}`);
+const modules = fs.existsSync(path.join(root, 'tests', 'js')) && !sanitized ? ['loopwire', 'loopwire_counting'] : ['loopwire'];
 const minimumCmake = [3, 25];
 
 function fail(message) {
@@ -78,7 +81,8 @@ if (!configured) {
   if (fs.existsSync(cache)) fs.rmSync(buildDir, { recursive: true, force: true });
   const configure = run('cmake', [
     '-S', root, '-B', buildDir, ...generator,
-    '-DCMAKE_BUILD_TYPE=Release',
+    sanitized ? '-DCMAKE_BUILD_TYPE=RelWithDebInfo' : '-DCMAKE_BUILD_TYPE=Release',
+    ...(sanitized ? ['-DLW_SANITIZE=ON', '-DCMAKE_CXX_COMPILER=g++', '-DCMAKE_C_COMPILER=gcc'] : []),
     '-DLW_BUILD_ADDON=ON',
     `-DLW_NODE_INCLUDE_DIR=${nodeInclude}`,
     '-DLW_BUILD_TESTS=OFF',

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a preset (default: the Release build) and runs its whole test suite with CTest; for the default preset,
-# then builds the Node addon for the Node on PATH and runs the JS suite (tests/js/, node:test).
+# then builds the Node addon for the Node on PATH and runs the JS suite (tests/js/, node:test); for asan, the JS
+# suite also runs on the addon built with ASan and UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-default}"
@@ -11,4 +12,8 @@ if [ "$preset" = default ]; then
   node --test tests/js/
   # The A/B runner's statistics, schedule and report (no build, under a second).
   node --test bench/ab/test/
+fi
+if [ "$preset" = asan ]; then
+  # The JS suite again, on the addon built with the same sanitizers.
+  node scripts/test-js-sanitized.js
 fi

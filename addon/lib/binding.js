@@ -13,7 +13,7 @@ const root = path.resolve(__dirname, '..', '..');
  * build that counts handles and allocations).
  */
 function loadNative(name) {
-  const folder = process.env.LOOPWIRE_ADDON_DIR ||
+  const folder = process.env.LOOPWIRE_ADDON_DIR ? path.resolve(process.env.LOOPWIRE_ADDON_DIR) :
     path.join(root, 'build-addon', `node-v${process.versions.modules}`);
   const file = path.join(folder, `${name}.node`);
   try {

@@ -9,6 +9,9 @@
 #include "ResponseWrap.h"
 
 #include <loopwire/App.h>
+#include <loopwire/SharedBlock.h>
+
+#include <algorithm>
 
 namespace loopwire::addon {
 
@@ -38,7 +41,20 @@ void setExport(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, co
 AddonState::AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context)
     : isolate_(isolate), loop_(node::GetCurrentEventLoop(isolate)), context_(isolate, context), pending_(*this) {}
 
-AddonState::~AddonState() = default;
+AddonState::~AddonState() {
+    if (lendingBlock_ != nullptr) lendingBlock_->release();
+}
+
+SharedBlock& AddonState::lendingBlock(std::size_t bytes) {
+    // Sized for a chunk of the pipelining buffer, which is at most one read plus a head.
+    static constexpr std::size_t kMinimumBytes = 64 * 1024;
+    if (lendingBlock_ != nullptr && !lendingBlock_->isShared() && lendingBlock_->size() >= bytes) {
+        return *lendingBlock_;
+    }
+    if (lendingBlock_ != nullptr) lendingBlock_->release();
+    lendingBlock_ = SharedBlock::create(std::max(bytes, kMinimumBytes));
+    return *lendingBlock_;
+}
 
 void AddonState::initialize(v8::Local<v8::Object> exports, v8::Local<v8::Context> context) {
     v8::Isolate* isolate = compat::isolateOf(context);

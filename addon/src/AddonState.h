@@ -21,6 +21,10 @@
 #include <memory>
 #include <vector>
 
+namespace loopwire {
+class SharedBlock;
+}
+
 namespace loopwire::addon {
 
 class AppWrap;
@@ -58,6 +62,11 @@ public:
     // The function AppWrap::dispatch calls a route handler through (AppWrap::createHandlerRunner).
     v8::Local<v8::Function> handlerRunner() const { return handlerRunner_.get(isolate_); }
 
+    // A block of at least `bytes` that nothing but this state references, for LentBuffer to copy a chunk into:
+    // the same one every time, unless a transferred ArrayBuffer still holds it (then a new one, and the old one
+    // lives as long as that buffer). Allocates only then, or when a larger one is needed.
+    SharedBlock& lendingBlock(std::size_t bytes);
+
     // Takes ownership of an App created in this environment; it lives until the environment ends.
     AppWrap& adopt(std::unique_ptr<AppWrap> app);
 
@@ -89,6 +98,7 @@ private:
     Handle<v8::FunctionTemplate> listenSocketClass_;
     Handle<v8::Function> handlerRunner_;
     PendingResponses pending_;
+    SharedBlock* lendingBlock_ = nullptr;  // one reference, this state's
     std::vector<std::unique_ptr<AppWrap>> apps_;
     node::AsyncCleanupHookHandle cleanupHook_;
     bool tearingDown_ = false;

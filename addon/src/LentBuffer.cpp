@@ -1,21 +1,41 @@
 #include "LentBuffer.h"
 
+#include "AddonState.h"
+
+#include <loopwire/SharedBlock.h>
+
+#include <cstring>
+
 namespace loopwire::addon {
 
-LentBuffer::LentBuffer(v8::Isolate* isolate, std::string_view bytes) {
+namespace {
+
+// V8 calls it when the last ArrayBuffer over the bytes is gone (possibly on a garbage collector thread).
+void releaseBlock(void*, std::size_t, void* block) { static_cast<SharedBlock*>(block)->release(); }
+
+}  // namespace
+
+LentBuffer::LentBuffer(AddonState& state, std::string_view bytes, SharedBlock* holder) {
+    v8::Isolate* isolate = state.isolate();
     if (bytes.empty()) {
         buffer_ = v8::ArrayBuffer::New(isolate, 0);
         return;
     }
-    // The memory belongs to the loop: V8 gets a backing store that frees nothing.
-    std::shared_ptr<v8::BackingStore> store = v8::ArrayBuffer::NewBackingStore(
-        const_cast<char*>(bytes.data()), bytes.size(), v8::BackingStore::EmptyDeleter, nullptr);
+    char* data = const_cast<char*>(bytes.data());
+    if (holder == nullptr) {
+        holder = &state.lendingBlock(bytes.size());
+        std::memcpy(holder->data(), bytes.data(), bytes.size());
+        data = holder->data();
+    }
+    holder->retain();
+    std::shared_ptr<v8::BackingStore> store =
+        v8::ArrayBuffer::NewBackingStore(data, bytes.size(), &releaseBlock, holder);
     buffer_ = v8::ArrayBuffer::New(isolate, std::move(store));
 }
 
 LentBuffer::~LentBuffer() {
     // Without a detach key, detaching cannot fail (FromMaybe only reads the result); a buffer that is detached
-    // already stays so.
+    // already (transferred) stays so, and its copy keeps the block.
     buffer_->Detach(v8::Local<v8::Value>()).FromMaybe(false);
 }
 

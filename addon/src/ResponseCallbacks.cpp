@@ -54,6 +54,12 @@ private:
 
 public:
     v8::Local<v8::Object> res;
+
+    // An ArrayBuffer over chunk, lent for this call (see LentBuffer).
+    LentBuffer lend(std::string_view chunk) const {
+        auto* response = static_cast<HttpResponse*>(compat::getPointer(res, ResponseWrap::kResponse));
+        return LentBuffer(state, chunk, response == nullptr ? nullptr : response->blockHolding(chunk));
+    }
 };
 
 void freeCollected(void* data, std::size_t, void*) { delete[] static_cast<char*>(data); }
@@ -76,7 +82,7 @@ void collect(CallbackFrame& frame, PendingResponses::Entry& entry, std::string_v
         return;
     }
     if (!entry.collected && remaining == 0) {
-        LentBuffer body(frame.isolate, chunk);
+        LentBuffer body = frame.lend(chunk);
         v8::Local<v8::Value> argv[] = {body.get()};
         if (callable) frame.state.callFromLoop(handler, 1, argv);
         return;
@@ -118,7 +124,7 @@ void DataCallback::operator()(std::string_view chunk, bool isLast) {
     CallbackFrame frame(*entry.get());
     v8::Local<v8::Function> handler;
     if (!frame.function(ResponseWrap::kOnData, handler)) return;
-    LentBuffer buffer(frame.isolate, chunk);
+    LentBuffer buffer = frame.lend(chunk);
     v8::Local<v8::Value> argv[] = {buffer.get(), v8::Boolean::New(frame.isolate, isLast)};
     frame.state.callFromLoop(handler, 2, argv);
 }
@@ -132,7 +138,7 @@ void DataV2Callback::operator()(std::string_view chunk, std::uint64_t maxRemaini
     }
     v8::Local<v8::Function> handler;
     if (!frame.function(ResponseWrap::kOnDataV2, handler)) return;
-    LentBuffer buffer(frame.isolate, chunk);
+    LentBuffer buffer = frame.lend(chunk);
     v8::Local<v8::Value> argv[] = {buffer.get(), v8::BigInt::NewFromUnsigned(frame.isolate, maxRemainingBodyLength)};
     frame.state.callFromLoop(handler, 2, argv);
 }

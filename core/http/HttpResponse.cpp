@@ -107,6 +107,11 @@ std::string_view HttpResponse::getRemoteAddressAsText() const noexcept {
 
 std::uint16_t HttpResponse::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }
 
+SharedBlock* HttpResponse::blockHolding(std::string_view chunk) const noexcept {
+    SharedBlock& received = const_cast<HttpConnection&>(connectionOf(this)).loop().receiveBlock();
+    return received.contains(chunk) ? &received : nullptr;
+}
+
 bool HttpResponse::hasResponded() const noexcept { return connectionOf(this).responseComplete(); }
 
 bool HttpResponse::refusedWrite() const noexcept { return connectionOf(this).refusedWrite(); }

@@ -53,7 +53,7 @@ Loop::Loop(LoopBackend backend, std::uint32_t sweepIntervalMs)
       maxCountedGapMs_(2 * static_cast<std::uint32_t>(std::min<std::uint64_t>(sweepIntervalMs_, kDateRefreshMs))),
       nowMs_(monotonicMs()),
       timeoutClockMs_(nowMs_),
-      receiveBuffer_(new char[kReceiveBufferBytes + kReceiveBufferPadding]),
+      receiveBuffer_(SharedBlock::create(kReceiveBufferBytes + kReceiveBufferPadding)),
       corkBuffer_(new char[kCorkBufferBytes]),
       dateTimer_(*this, [this] { date_.refresh(std::time(nullptr)); }),
       sweepTimer_(*this, [this] { sweep(); }) {

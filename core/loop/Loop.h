@@ -24,6 +24,7 @@
 
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
+#include <loopwire/SharedBlock.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -123,7 +124,9 @@ public:
     void removeSweepListener(SweepListener& listener) noexcept;
 
     // The shared receive buffer: kReceiveBufferBytes of data space plus kReceiveBufferPadding.
-    char* receiveBuffer() noexcept { return receiveBuffer_.get(); }
+    char* receiveBuffer() noexcept { return receiveBuffer_->data(); }
+    // The same bytes as a SharedBlock, for code that lends them out past a callback (it retains the block).
+    SharedBlock& receiveBlock() noexcept { return *receiveBuffer_; }
 
     // The shared cork buffer and its current owner (a socket of the net layer), or null when nobody is corked.
     char* corkBuffer() noexcept { return corkBuffer_.get(); }
@@ -184,7 +187,11 @@ private:
     SweepListener* nextToSweep_ = nullptr;  // lets a listener remove itself or the next one during the sweep
     DeferredDeletable* graveyard_ = nullptr;
 
-    std::unique_ptr<char[]> receiveBuffer_;
+    // Owned by reference: a lent chunk may keep the bytes allocated after the loop is gone.
+    struct BlockRelease {
+        void operator()(SharedBlock* block) const noexcept { block->release(); }
+    };
+    std::unique_ptr<SharedBlock, BlockRelease> receiveBuffer_;
     std::unique_ptr<char[]> corkBuffer_;
     std::size_t corkedBytes_ = 0;
     void* corkOwner_ = nullptr;

@@ -35,6 +35,8 @@
 
 namespace loopwire {
 
+class SharedBlock;
+
 // Inline capacity of each per-request callback.
 inline constexpr std::size_t kCallbackCapacity = 32;
 
@@ -102,6 +104,12 @@ public:
     std::string_view getRemoteAddress() const noexcept;
     std::string_view getRemoteAddressAsText() const noexcept;
     std::uint16_t getRemotePort() const noexcept;
+
+    // For bindings that lend a body chunk beyond its onData/onDataV2 call (the Node addon): the block that holds
+    // chunk, when it lies in memory that outlives the connection (the loop's receive buffer); retain it for as
+    // long as the chunk is lent. Null when the chunk lies in the connection's own buffer of pipelined bytes,
+    // which it frees or reuses: copy the chunk then. chunk must be the one given to the running call.
+    SharedBlock* blockHolding(std::string_view chunk) const noexcept;
 
     // True once the response is complete (or the connection is gone).
     bool hasResponded() const noexcept;

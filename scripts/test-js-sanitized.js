@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs the JS suite (tests/js/) against the addon built with AddressSanitizer and UndefinedBehaviorSanitizer
+// (node scripts/build-addon.js --asan, which this builds first), the sanitizer runtime preloaded into node. The
+// counting tests are left out: they need the counting build, which is not sanitized. Called by
+// `npm run test:asan` after the C++ suite.
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-addon.js'), '--asan', '--quiet'],
+                        { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const { sanitizedEnvironment } = require(path.join(root, 'tests', 'js', 'helpers', 'sanitized.js'));
+const env = sanitizedEnvironment();
+if (!env) {
+  console.error('loopwire: the sanitized addon was not found after building it');
+  process.exit(1);
+}
+const folder = path.join(root, 'tests', 'js');
+const files = fs.readdirSync(folder)
+  .filter((name) => name.endsWith('.test.js') && name !== 'counting.test.js')
+  .map((name) => path.join(folder, name));
+const run = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
+process.exit(run.status ?? 1);
