@@ -44,12 +44,13 @@ export interface HttpResponse {
     /** Completes the response with this body (Content-Length), or the last chunk after write(). */
     end(body?: RecognizedString, closeConnection?: boolean): HttpResponse;
     /** Completes the response without a body (HEAD, 304), announcing reportedContentLength when given. */
-    endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): HttpResponse;
+    endWithoutBody(reportedContentLength?: number | string, closeConnection?: boolean): HttpResponse;
     /**
      * Sends what the socket takes now of a body of totalSize bytes. Returns [ok, done]: ok when all of the chunk
-     * was taken, done when the whole body has gone. When not ok, send the rest from onWritable.
+     * was taken, done when the whole body has gone. When not ok, send the rest from onWritable. Bytes past
+     * totalSize are not sent.
      */
-    tryEnd(fullBodyOrChunk: RecognizedString, totalSize: number): [boolean, boolean];
+    tryEnd(fullBodyOrChunk: RecognizedString, totalSize: number | string): [boolean, boolean];
     /** Closes the connection at once; onAborted runs if the response was not complete. */
     close(): HttpResponse;
     /** Body bytes written so far. */
@@ -143,6 +144,11 @@ export interface TemplatedApp {
     any(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
+    /** Server names (SNI), as in uWebSockets.js. A plain App has no TLS: these are accepted and change nothing. */
+    addServerName(hostnamePattern: RecognizedString, options?: AppOptions): TemplatedApp;
+    removeServerName(hostnamePattern: RecognizedString): TemplatedApp;
+    missingServerName(cb: (hostname: string) => void): TemplatedApp;
+    domain(serverName: RecognizedString): TemplatedApp;
 }
 
 /** Creates an App. */

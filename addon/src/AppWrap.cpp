@@ -4,11 +4,12 @@
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
+#include "NumberArgument.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
 #include "V8Compat.h"
 
-#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace loopwire::addon {
@@ -22,22 +23,11 @@ namespace {
 
 using Args = v8::FunctionCallbackInfo<v8::Value>;
 
-constexpr int kMaxPort = 65535;
+constexpr std::uint32_t kMaxPort = 65535;
+constexpr std::uint32_t kMaxListenOptions = 0x7fffffff;
 
-// Reads an integer given as a number, within [0, max]. Throws (naming `what`) and returns false otherwise.
-bool readInteger(v8::Isolate* isolate, v8::Local<v8::Value> value, int max, const std::string& what, int& out) {
-    if (!value->IsNumber()) {
-        throwTypeError(isolate, (what + " must be a number").c_str());
-        return false;
-    }
-    double number = value.As<v8::Number>()->Value();
-    if (!(number >= 0 && number <= max) || std::floor(number) != number) {
-        throwRangeError(isolate, (what + " must be an integer from 0 to " + std::to_string(max)).c_str());
-        return false;
-    }
-    out = static_cast<int>(number);
-    return true;
-}
+// A host or path is handed to the system as a C string: a NUL inside it would silently cut it short.
+bool containsNul(std::string_view text) { return text.find('\0') != std::string_view::npos; }
 
 }  // namespace
 
@@ -62,6 +52,10 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("listen_unix", &listenUnix)
         .method("close", &close)
         .method("ws", &ws)
+        .method("addServerName", &addServerName)
+        .method("removeServerName", &removeServerName)
+        .method("missingServerName", &missingServerName)
+        .method("domain", &domain)
         .build();
 }
 
@@ -148,8 +142,16 @@ void AppWrap::addRoute(const Args& args, const Method& method) {
     }
     v8::Local<v8::Value> handler = args[1];
     bool added = false;
+    bool unmatchable = pattern.view().empty() || pattern.view().front() != '/';
     if (handler->IsNull()) {
-        app.app_.removeRoute(method.method, pattern.view());
+        if (!unmatchable) app.app_.removeRoute(method.method, pattern.view());
+        args.GetReturnValue().Set(args.This());
+        return;
+    }
+    if (unmatchable && (handler->IsFunction() || handler->IsArrayBuffer() || handler->IsArrayBufferView())) {
+        // Request paths always start with '/': such a route could never match. uWebSockets.js takes it all the
+        // same, and frameworks that register routes lazily rely on that (express answers 404 for it).
+        app.warnUnmatchablePattern(name, pattern.view());
         args.GetReturnValue().Set(args.This());
         return;
     }
@@ -174,11 +176,20 @@ void AppWrap::addRoute(const Args& args, const Method& method) {
     }
     if (!added) {
         std::string message = name + ": invalid route pattern \"" + std::string(pattern.view()) +
-                              "\" (it must start with '/', parameters need a name (/:id), and '*' may only be the "
-                              "whole last segment)";
+                              "\" (parameters need a name (/:id), '*' may only be the whole last segment, and a "
+                              "pattern has at most 16 parameters)";
         return throwTypeError(isolate, message.c_str());
     }
     args.GetReturnValue().Set(args.This());
+}
+
+void AppWrap::warnUnmatchablePattern(const std::string& method, std::string_view pattern) {
+    if (warnedUnmatchablePattern_) return;
+    warnedUnmatchablePattern_ = true;
+    std::fprintf(stderr,
+                 "loopwire: warning: %s: the route pattern \"%.*s\" does not start with '/', so it never matches a "
+                 "request (as in uWebSockets.js); this warning is printed once per App\n",
+                 method.c_str(), static_cast<int>(pattern.size()), pattern.data());
 }
 
 void AppWrap::answerListen(const Args& args, int callbackIndex, ListenSocket* socket) {
@@ -198,7 +209,9 @@ void AppWrap::answerListen(const Args& args, int callbackIndex, ListenSocket* so
 
 // Takes ([host: RecognizedString,] port: number, [options: number,] callback: (listenSocket | false) => void);
 // calls callback before returning, with a listen socket or false; returns this. Port 0 takes a free port
-// (us_socket_local_port tells which); options LIBUS_LISTEN_EXCLUSIVE_PORT refuses to share the port.
+// (us_socket_local_port tells which); options LIBUS_LISTEN_EXCLUSIVE_PORT refuses to share the port. As in
+// uWebSockets.js, the first argument is the host unless it is a number, and port and options may be numeric
+// strings.
 void AppWrap::listen(const Args& args) {
     AppWrap& app = unwrap(args);
     v8::Isolate* isolate = args.GetIsolate();
@@ -217,12 +230,15 @@ void AppWrap::listen(const Args& args) {
     if (numbers < 1 || numbers > 2) {
         return throwTypeError(isolate, "app.listen: expected ([host,] port, [options,] callback)");
     }
-    int port = 0;
-    if (!readInteger(isolate, args[index], kMaxPort, "app.listen: port", port)) return;
-    int options = 0;
-    if (numbers == 2 && !readInteger(isolate, args[index + 1], 0x7fffffff, "app.listen: options", options)) return;
+    if (containsNul(host.view())) return throwTypeError(isolate, "app.listen: host must not contain NUL characters");
+    std::optional<std::uint32_t> port = readInteger(isolate, args[index], kMaxPort, "app.listen: port");
+    if (!port) return;
+    std::optional<std::uint32_t> options = std::uint32_t{0};
+    if (numbers == 2) options = readInteger(isolate, args[index + 1], kMaxListenOptions, "app.listen: options");
+    if (!options) return;
     ListenSocket* socket = nullptr;
-    app.app_.listen(host.view(), port, options, [&socket](ListenSocket* listening) { socket = listening; });
+    app.app_.listen(host.view(), static_cast<int>(*port), static_cast<int>(*options),
+                    [&socket](ListenSocket* listening) { socket = listening; });
     app.answerListen(args, argc - 1, socket);
 }
 
@@ -234,6 +250,9 @@ void AppWrap::listenUnix(const Args& args) {
     if (!args[0]->IsFunction()) return throwTypeError(isolate, "app.listen_unix: callback must be a function");
     BytesArgument path;
     if (!path.read(isolate, args[1])) return throwTypeError(isolate, "app.listen_unix: path must be a string");
+    if (containsNul(path.view())) {
+        return throwTypeError(isolate, "app.listen_unix: path must not contain NUL characters");
+    }
     ListenSocket* socket = nullptr;
     app.app_.listenUnix(path.view(), [&socket](ListenSocket* listening) { socket = listening; });
     app.answerListen(args, 0, socket);
@@ -252,6 +271,50 @@ void AppWrap::close(const Args& args) {
 // Takes (pattern, behavior); throws: WebSocket routes are not available in this version.
 void AppWrap::ws(const Args& args) {
     throwError(args.GetIsolate(), "app.ws: WebSocket routes are not available in this version of loopwire");
+}
+
+// Server names (SNI). uWebSockets.js has these on every App; on a plain App they are accepted and do nothing,
+// because a plain connection carries no server name (hyper-express calls missingServerName unconditionally).
+// Every route therefore serves every request, whatever domain() said.
+
+// Takes (hostnamePattern: RecognizedString, options?: AppOptions); returns this.
+void AppWrap::addServerName(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    BytesArgument hostname;
+    if (!hostname.read(isolate, args[0])) {
+        return throwTypeError(isolate, "app.addServerName: hostnamePattern must be a string");
+    }
+    if (!args[1]->IsUndefined() && !args[1]->IsNull() && !args[1]->IsObject()) {
+        return throwTypeError(isolate, "app.addServerName: options must be an object");
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (hostnamePattern: RecognizedString); returns this.
+void AppWrap::removeServerName(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    BytesArgument hostname;
+    if (!hostname.read(isolate, args[0])) {
+        return throwTypeError(isolate, "app.removeServerName: hostnamePattern must be a string");
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (cb: (hostname: string) => void); returns this. On a plain App cb is never called.
+void AppWrap::missingServerName(const Args& args) {
+    if (!args[0]->IsFunction()) {
+        return throwTypeError(args.GetIsolate(), "app.missingServerName: cb must be a function");
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (serverName: RecognizedString); returns this. Routes added afterwards belong to that server name on an
+// SSLApp; a plain App has one set of routes, so they stay the App's own.
+void AppWrap::domain(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    BytesArgument serverName;
+    if (!serverName.read(isolate, args[0])) return throwTypeError(isolate, "app.domain: serverName must be a string");
+    args.GetReturnValue().Set(args.This());
 }
 
 }  // namespace loopwire::addon

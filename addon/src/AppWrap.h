@@ -8,7 +8,11 @@
 // Routes: get/post/put/del/patch/options/head/connect/trace/any(pattern, handler) take a function, null (removes
 // the route), or the ArrayBuffer a DeclarativeResponse built (answered natively, see DeclarativeProgram). A
 // function is held by one global handle for the App's life, inside the core's route handler (RouteHandler,
-// 16 bytes, stored inline). A malformed pattern, or a route change from inside a handler, throws.
+// 16 bytes, stored inline). A malformed pattern, or a route change from inside a handler, throws; a pattern that
+// does not start with '/' is accepted as uWebSockets.js accepts it, and never matches (one warning per App).
+//
+// Server names: addServerName, removeServerName, missingServerName and domain exist on every App, as in
+// uWebSockets.js; on a plain App they are accepted and have no effect.
 //
 // Per request (dispatch): one res and one req object, one call into JavaScript through node::MakeCallback, no
 // global handle and no native allocation.
@@ -23,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <string_view>
 
 namespace loopwire::addon {
@@ -75,16 +80,23 @@ private:
     static void listenUnix(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void close(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void ws(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void addServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void removeServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void missingServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void domain(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     static AppWrap& unwrap(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Calls the listen callback (args[callbackIndex]) with a token for socket, or false when it is null.
     void answerListen(const v8::FunctionCallbackInfo<v8::Value>& args, int callbackIndex, ListenSocket* socket);
+    // Prints, once per App, that a route pattern not starting with '/' was accepted but can never match.
+    void warnUnmatchablePattern(const std::string& method, std::string_view pattern);
 
     AddonState& state_;
     App app_;
     std::deque<ListenRecord> listenRecords_;   // stable addresses: tokens point to them
     std::deque<DeclarativeProgram> programs_;  // stable addresses: declarative routes point to them
     std::uint32_t dispatchDepth_ = 0;          // route handlers running right now
+    bool warnedUnmatchablePattern_ = false;
 };
 
 // The route handler the core stores for a JavaScript function: the App and one global handle to the function.

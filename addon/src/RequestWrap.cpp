@@ -4,6 +4,7 @@
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
+#include "NumberArgument.h"
 #include "V8Compat.h"
 
 #include <cmath>
@@ -21,6 +22,24 @@ v8::Local<v8::String> oneByteString(v8::Isolate* isolate, std::string_view text)
     return v8::String::NewFromOneByte(isolate, reinterpret_cast<const std::uint8_t*>(text.data()),
                                       v8::NewStringType::kNormal, static_cast<int>(text.size()))
         .ToLocalChecked();
+}
+
+// The parameter at index, with index converted as JavaScript's ToUint32 converts it.
+std::string_view parameterAt(HttpRequest* request, double index) {
+    if (!std::isfinite(index)) index = 0;
+    double truncated = std::fmod(std::trunc(index), 4294967296.0);
+    if (truncated < 0) truncated += 4294967296.0;
+    auto position = static_cast<std::size_t>(truncated);
+    if (position >= request->getParameterCount()) return {};
+    return request->getParameter(position);
+}
+
+bool isDecimal(std::string_view text) {
+    if (text.empty()) return false;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+    }
+    return true;
 }
 
 v8::Local<v8::String> utf8String(v8::Isolate* isolate, std::string_view text) {
@@ -83,26 +102,25 @@ void RequestWrap::getHeader(const Args& args) {
 }
 
 // Takes (index: number | name: RecognizedString); returns the route parameter, or "" when there is none.
+// Indexes are read as uWebSockets.js reads them (ToUint32: 1.5 is 1, and a negative index is past every
+// parameter); a name made of digits that names no parameter is read as an index, as older uWebSockets.js did.
 void RequestWrap::getParameter(const Args& args) {
     HttpRequest* request = unwrap(args, "req.getParameter");
     if (request == nullptr) return;
     v8::Isolate* isolate = args.GetIsolate();
     std::string_view value;
     if (args[0]->IsNumber()) {
-        double index = args[0].As<v8::Number>()->Value();
-        if (!(index >= 0) || std::floor(index) != index) {
-            return throwRangeError(isolate, "req.getParameter: index must be a non-negative integer");
-        }
-        // An index past the last parameter (even a huge one) simply has no parameter, as in uWebSockets.js.
-        if (index < static_cast<double>(request->getParameterCount())) {
-            value = request->getParameter(static_cast<std::size_t>(index));
-        }
+        value = parameterAt(request, args[0].As<v8::Number>()->Value());
     } else {
         BytesArgument name;
-        if (!name.read(isolate, args[0])) {
+        if (!name.read(isolate, args[0]) || args[0]->IsUndefined()) {
             return throwTypeError(isolate, "req.getParameter: the argument must be an index (number) or a name");
         }
         value = request->getParameter(name.view());
+        if (value.empty() && isDecimal(name.view())) {
+            std::optional<double> index = numberValue(isolate, args[0]);
+            if (index) value = parameterAt(request, *index);
+        }
     }
     args.GetReturnValue().Set(oneByteString(isolate, value));
 }

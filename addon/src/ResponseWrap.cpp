@@ -4,10 +4,10 @@
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
+#include "NumberArgument.h"
 #include "ResponseCallbacks.h"
 #include "V8Compat.h"
 
-#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -18,25 +18,6 @@ namespace {
 
 using Args = v8::FunctionCallbackInfo<v8::Value>;
 using Entry = PendingResponses::Entry;
-
-// The largest integer a JavaScript number holds exactly: the bound for sizes and offsets given as numbers.
-constexpr double kMaxSafeInteger = 9007199254740991.0;
-
-// Reads a byte count given as a number: a non-negative integer up to 2^53 - 1. Throws and returns nullopt
-// otherwise.
-std::optional<std::uint64_t> readSize(v8::Isolate* isolate, v8::Local<v8::Value> value, const char* typeMessage,
-                                      const char* rangeMessage) {
-    if (!value->IsNumber()) {
-        throwTypeError(isolate, typeMessage);
-        return std::nullopt;
-    }
-    double number = value.As<v8::Number>()->Value();
-    if (!(number >= 0 && number <= kMaxSafeInteger) || std::floor(number) != number) {
-        throwRangeError(isolate, rangeMessage);
-        return std::nullopt;
-    }
-    return static_cast<std::uint64_t>(number);
-}
 
 v8::Local<v8::ArrayBuffer> copyToArrayBuffer(v8::Isolate* isolate, std::string_view bytes) {
     v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, bytes.size());
@@ -199,15 +180,15 @@ void ResponseWrap::end(const Args& args) {
     args.GetReturnValue().Set(args.This());
 }
 
-// Takes (reportedContentLength?: number, closeConnection?: boolean); returns this, which is no longer usable.
+// Takes (reportedContentLength?: number | numeric string, closeConnection?: boolean); returns this, which is no
+// longer usable.
 void ResponseWrap::endWithoutBody(const Args& args) {
     HttpResponse* response = unwrap(args, "res.endWithoutBody");
     if (response == nullptr) return;
     v8::Isolate* isolate = args.GetIsolate();
     std::optional<std::uint64_t> length;
     if (!args[0]->IsUndefined()) {
-        length = readSize(isolate, args[0], "res.endWithoutBody: reportedContentLength must be a number",
-                          "res.endWithoutBody: reportedContentLength must be an integer from 0 to 2^53 - 1");
+        length = readSize(isolate, args[0], "res.endWithoutBody: reportedContentLength");
         if (!length) return;
     }
     bool closeConnection = args[1]->BooleanValue(isolate);
@@ -216,7 +197,8 @@ void ResponseWrap::endWithoutBody(const Args& args) {
     args.GetReturnValue().Set(args.This());
 }
 
-// Takes (fullBodyOrChunk: RecognizedString, totalSize: number); returns [ok, done]. res stays usable until done.
+// Takes (fullBodyOrChunk: RecognizedString, totalSize: number | numeric string); returns [ok, done]. res stays
+// usable until done. Bytes past totalSize are not sent.
 void ResponseWrap::tryEnd(const Args& args) {
     HttpResponse* response = unwrap(args, "res.tryEnd");
     if (response == nullptr) return;
@@ -227,8 +209,7 @@ void ResponseWrap::tryEnd(const Args& args) {
                               "res.tryEnd: fullBodyOrChunk must be a string, ArrayBuffer, SharedArrayBuffer or "
                               "ArrayBufferView");
     }
-    std::optional<std::uint64_t> totalSize = readSize(isolate, args[1], "res.tryEnd: totalSize must be a number",
-                                                      "res.tryEnd: totalSize must be an integer from 0 to 2^53 - 1");
+    std::optional<std::uint64_t> totalSize = readSize(isolate, args[1], "res.tryEnd: totalSize");
     if (!totalSize) return;
     auto [ok, done] = response->tryEnd(chunk.view(), *totalSize);
     if (done) invalidate(args.This());
@@ -287,8 +268,7 @@ void ResponseWrap::collectBody(const Args& args) {
     HttpResponse* response = unwrap(args, "res.collectBody");
     if (response == nullptr) return;
     v8::Isolate* isolate = args.GetIsolate();
-    std::optional<std::uint64_t> maxSize = readSize(isolate, args[0], "res.collectBody: maxSize must be a number",
-                                                    "res.collectBody: maxSize must be an integer from 0 to 2^53 - 1");
+    std::optional<std::uint64_t> maxSize = readSize(isolate, args[0], "res.collectBody: maxSize");
     if (!maxSize) return;
     if (!args[1]->IsFunction()) return throwTypeError(isolate, "res.collectBody: handler must be a function");
     AddonState& state = AddonState::from(args);

@@ -84,7 +84,6 @@ test('route methods check their arguments', (t) => {
   assert.throws(() => app.get('/x', 'text'), TypeError);
   assert.throws(() => app.get('/x', new Uint8Array([9]).buffer), TypeError);
   assert.throws(() => app.get('/x', new Uint8Array([0, 5]).buffer), TypeError);
-  assert.throws(() => app.get('no-slash', () => {}), { name: 'TypeError', message: /invalid route pattern "no-slash"/ });
   assert.throws(() => app.get('/a/:', () => {}), /invalid route pattern/);
   assert.throws(() => app.get.call({}, '/x', () => {}), TypeError);
   assert.throws(() => new app.constructor(), TypeError);

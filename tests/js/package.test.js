@@ -50,3 +50,41 @@ test('the ES module entry exports the same functions', async () => {
   assert.deepEqual(names, [...NAMES].sort());
   assert.ok(same);
 });
+
+// docs/frameworks.md: code written for uWebSockets.js runs on loopwire through a dependency named
+// `uWebSockets.js` that points at it.
+test("a dependency named uWebSockets.js (file:) serves code that does require('uWebSockets.js')", async (t) => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const { execFile } = require('node:child_process');
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-alias-'));
+  t.after(() => fs.rmSync(project, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({
+    name: 'framework-user', private: true, dependencies: { 'uWebSockets.js': `file:${root}` },
+  }));
+  // Offline, and without the install script: this checkout's addon is built already.
+  await new Promise((resolve, reject) => {
+    execFile('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock'],
+             { cwd: project }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve()));
+  });
+  fs.writeFileSync(path.join(project, 'server.js'), `
+    const uWS = require('uWebSockets.js');
+    const app = uWS.App().get('/*', (res, req) => res.end('hello ' + req.getUrl()));
+    app.listen('127.0.0.1', 0, async (token) => {
+      const response = await fetch('http://127.0.0.1:' + uWS.us_socket_local_port(token) + '/from-alias');
+      console.log(await response.text());
+      app.close();
+    });
+  `);
+  fs.writeFileSync(path.join(project, 'server.mjs'), `
+    import uWS from 'uWebSockets.js';
+    import { App } from 'uWebSockets.js';
+    console.log(uWS.App === App);
+  `);
+  const required = await runNode(['server.js'], { cwd: project });
+  assert.equal(required.code, 0, required.stderr);
+  assert.equal(required.stdout.trim(), 'hello /from-alias');
+  const imported = await runNode(['server.mjs'], { cwd: project });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(imported.stdout.trim(), 'true');
+});

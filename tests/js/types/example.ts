@@ -76,3 +76,8 @@ app.listen('127.0.0.1', 0, () => {});
 app.listen(0, () => {});
 app.listen_unix(() => {}, '/tmp/loopwire.sock');
 app.close();
+// What hyper-express does in its constructor, and the SNI calls of uWebSockets.js.
+app.missingServerName((hostname: string) => { void hostname; })
+  .addServerName('example.com', { key_file_name: 'key.pem', cert_file_name: 'cert.pem' })
+  .removeServerName('example.com')
+  .domain('example.com');
