@@ -111,7 +111,7 @@ private:
     std::uint64_t headDeadlineMs_ = 0;
     std::uint64_t bodyDeadlineMs_ = 0;
     std::uint64_t writeDeadlineMs_ = 0;  // while output waits for the peer; moved on progress only
-    std::uint32_t callbackDepth_ = 0;  // our callbacks running right now (they must not be destroyed)
+    std::uint32_t callbackDepth_ = 0;    // our callbacks running right now (they must not be destroyed)
     Phase phase_ = Phase::Head;
 
     bool processing_ = false;  // inside process(): completions must not re-enter it

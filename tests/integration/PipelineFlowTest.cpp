@@ -47,11 +47,7 @@ const Scenario kScenarios[] = {
     {"DeferredFewDeferredThenLate", {{Step::Deferred}, {Step::Immediate, kFew}, {Step::Deferred}}, true},
     {"ManyDeferredMany", {{Step::Immediate, kMany}, {Step::Deferred}, {Step::Immediate, kMany}}, true},
     {"DeferredManyDeferredManyDeferred",
-     {{Step::Deferred},
-      {Step::Immediate, kMany},
-      {Step::Deferred},
-      {Step::Immediate, kMany},
-      {Step::Deferred}},
+     {{Step::Deferred}, {Step::Immediate, kMany}, {Step::Deferred}, {Step::Immediate, kMany}, {Step::Deferred}},
      true},
     {"DeferredDeferredDeferred", {{Step::Deferred}, {Step::Deferred}, {Step::Deferred}}, true},
     {"DeferredThenManyLateOnly", {{Step::Deferred}}, true},
@@ -150,7 +146,8 @@ std::size_t residentBytes() {
 TEST_P(OutputBacklog, APeerThatPipelinesWithoutReadingCannotGrowTheServer) {
     static constexpr std::size_t kSendBytes = 100u * 1000 * 1000;
     serve(fastTimeouts(), [](App& app) {
-        app.get("/*", [](HttpResponse* res, HttpRequest*) { res->end(std::string_view("a response body of some size")); });
+        app.get("/*",
+                [](HttpResponse* res, HttpRequest*) { res->end(std::string_view("a response body of some size")); });
     });
     std::size_t before = residentBytes();
     TestClient client(port());

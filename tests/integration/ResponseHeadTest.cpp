@@ -127,7 +127,8 @@ TEST_P(ResponseHead, TheAnswerToHeadKeepsTheDeclaredLength) {
 
 TEST_P(ResponseHead, EndWithoutBodyUsesTheDeclaredLengthWhenItIsGivenNone) {
     serve([](App& app) {
-        app.get("/", [](HttpResponse* res, HttpRequest*) { res->writeHeader("Content-Length", "77")->endWithoutBody(); });
+        app.get("/",
+                [](HttpResponse* res, HttpRequest*) { res->writeHeader("Content-Length", "77")->endWithoutBody(); });
     });
     auto response = fetch(port(), "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n", true);
     ASSERT_TRUE(response);

@@ -140,8 +140,8 @@ TEST_P(Timeouts, AbortsAReaderThatStopsReadingATryEndStream) {
             auto pump = [res] {
                 for (;;) {
                     std::uint64_t left = kBodyBytes - res->getWriteOffset();
-                    auto [ok, done] = res->tryEnd(std::string_view(piece).substr(0, std::min<std::uint64_t>(left, piece.size())),
-                                                  kBodyBytes);
+                    auto [ok, done] = res->tryEnd(
+                        std::string_view(piece).substr(0, std::min<std::uint64_t>(left, piece.size())), kBodyBytes);
                     if (done || !ok) return;
                 }
             };
