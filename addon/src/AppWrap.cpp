@@ -227,9 +227,13 @@ void AppWrap::listen(const Args& args) {
         index = 1;
     }
     int numbers = argc - 1 - index;
-    if (numbers < 1 || numbers > 2) {
-        return throwTypeError(isolate, "app.listen: expected ([host,] port, [options,] callback)");
+    if (numbers < 1) {
+        // listen('3000', cb): as in uWebSockets.js, a first argument that is not a number is the host.
+        return throwTypeError(isolate,
+                              "app.listen: no port: a first argument that is not a number is the host, as in "
+                              "uWebSockets.js; give the port as a number, or as the argument after the host");
     }
+    if (numbers > 2) return throwTypeError(isolate, "app.listen: expected ([host,] port, [options,] callback)");
     if (containsNul(host.view())) return throwTypeError(isolate, "app.listen: host must not contain NUL characters");
     std::optional<std::uint32_t> port = readInteger(isolate, args[index], kMaxPort, "app.listen: port");
     if (!port) return;

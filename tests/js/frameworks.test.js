@@ -83,6 +83,7 @@ test('listen takes the port (and options) as a numeric string; a host or path wi
   app.listen('127.0.0.1', '0', '0', (listenSocket) => { second = listenSocket; });
   assert.ok(second);
   assert.throws(() => app.listen('127.0.0.1', 'http', () => {}), TypeError);
+  assert.throws(() => app.listen('3000', () => {}), { name: 'TypeError', message: /no port/ });
   assert.throws(() => app.listen('127.0.0.1', '70000', () => {}), RangeError);
   assert.throws(() => app.listen('127.0.0.1\0evil', 0, () => {}), { name: 'TypeError', message: /NUL/ });
   assert.throws(() => app.listen_unix(() => {}, '/tmp/a\0b'), { name: 'TypeError', message: /NUL/ });
