@@ -409,11 +409,11 @@ void HttpConnection::writeHeaderField(std::string_view key, std::string_view val
 void HttpConnection::writeHeadEnd(std::string_view framing) {
     write("Date: ");
     write(loop().date());
-    if (connectionWritten_) {
-        write("\r\n");
-    } else if (!keepAlive_) {
+    // A Connection field written by the handler stands alone; otherwise loopwire says what HTTP/1.1 does not
+    // imply.
+    if (!connectionWritten_ && !keepAlive_) {
         write("\r\nConnection: close\r\n");
-    } else if (http10_) {
+    } else if (!connectionWritten_ && http10_) {
         write("\r\nConnection: keep-alive\r\n");
     } else {
         write("\r\n");
