@@ -70,7 +70,7 @@ void HttpConnection::onData(char* data, std::size_t length) {
         pending_.append({data, length});
         pending_.consume(process(pending_.data(), pending_.size()));
     }
-    endCork(corkedHere);
+    uncorkIfCorkedHere(corkedHere);
     updateReading();
     armDeadline();
 }
@@ -81,7 +81,7 @@ void HttpConnection::processPending() {
         bool corkedHere = beginCork();
         pending_.consume(process(pending_.data(), pending_.size()));
         if (pending_.empty() && pending_.capacity() > kMaxRetainedPendingBytes) pending_.release();
-        endCork(corkedHere);
+        uncorkIfCorkedHere(corkedHere);
     }
     updateReading();
 }
@@ -94,14 +94,18 @@ void HttpConnection::processPending() {
 void HttpConnection::updateReading() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
     bool hold = paused_ || pending_.size() >= kMaxPipelinedBytes || outputBacklogged();
-    if (hold) {
-        pauseReading();
-    } else {
-        resumeReading();
-    }
+    if (hold != isReadingPaused()) [[unlikely]]
+        setReading(!hold);
 }
 
-bool HttpConnection::outputBacklogged() const noexcept { return bufferedBytes() > limits::kMaxOutputBacklogBytes; }
+// Out of line, so that the common case above (nothing changes) stays a few compares.
+[[gnu::noinline]] void HttpConnection::setReading(bool reading) noexcept {
+    if (reading) {
+        resumeReading();
+    } else {
+        pauseReading();
+    }
+}
 
 std::size_t HttpConnection::process(char* data, std::size_t length) {
     LW_CHECK(!processing_);
@@ -282,14 +286,19 @@ bool HttpConnection::beginCork() {
     return true;
 }
 
-void HttpConnection::endCork(bool corkedHere) {
+void HttpConnection::uncorkIfCorkedHere(bool corkedHere) {
     if (corkedHere || autoCorked_) {
         autoCorked_ = false;
         uncork();
     }
+}
+
+void HttpConnection::endCork(bool corkedHere) {
+    uncorkIfCorkedHere(corkedHere);
     // A response written from outside the connection's callbacks (a timer) that left output waiting for the
-    // peer starts the write timeout here.
-    if (isWaitingForPeer()) armDeadline();
+    // peer starts the write timeout here; inside them, the callback re-arms the deadline when it ends.
+    if (!processing_ && callbackDepth_ == 0 && isWaitingForPeer()) [[unlikely]]
+        armDeadlineOutOfLine();
 }
 
 void HttpConnection::corkForHeaders() {
@@ -522,7 +531,7 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     return {ok, false};
 }
 
-void HttpConnection::writeContentLength(std::uint64_t length) {
+inline void HttpConnection::writeContentLength(std::uint64_t length) {
     // One Content-Length per response: the body's own length wins over a different one the handler wrote.
     if (hasDeclaredLength_ && declaredLength_ != length) refusedWrite_ = true;
     char digits[20];
@@ -598,7 +607,7 @@ void HttpConnection::onWritable() {
         ++callbackDepth_;
         onWritable_(writeOffset_);
         --callbackDepth_;
-        endCork(corkedHere);
+        uncorkIfCorkedHere(corkedHere);
         releaseCallbacksIfDone();
         continueAfterResponse();
     } else if (!responsePending_) {
@@ -622,6 +631,8 @@ void HttpConnection::onDrainProgress() {
 }
 
 // ---- deadlines and closing ----
+
+[[gnu::noinline]] void HttpConnection::armDeadlineOutOfLine() noexcept { armDeadline(); }
 
 void HttpConnection::armDeadline() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;

@@ -14,6 +14,7 @@
 
 #include "ChunkedDecoder.h"
 #include "HttpParser.h"
+#include "base/Limits.h"
 #include "net/Socket.h"
 
 #include <loopwire/HttpResponse.h>
@@ -47,6 +48,7 @@ public:
     void pauseRequest();
     void resumeRequest();
     bool beginCork();
+    // Ends the cork of a response call (HttpResponse); may arm the write timeout (see the .cpp).
     void endCork(bool corkedHere);
     // For writeStatus/writeHeader: corks when nothing is corked, and leaves it to the completing call.
     void corkForHeaders();
@@ -80,9 +82,12 @@ private:
     // Parses and handles requests in [data, data+length); returns the bytes consumed.
     std::size_t process(char* data, std::size_t length);
     void processPending();
+    // Ends a cork begun by the connection's own callbacks, which arm their deadline themselves.
+    void uncorkIfCorkedHere(bool corkedHere);
     // Pauses or resumes reading from the socket, by the one rule for it (see the .cpp).
     void updateReading() noexcept;
-    bool outputBacklogged() const noexcept;
+    void setReading(bool reading) noexcept;
+    bool outputBacklogged() const noexcept { return bufferedBytes() > limits::kMaxOutputBacklogBytes; }
     void beginRequest(RequestHead& head, bool hasBody);
     // Returns bytes consumed from the body in [data, data+length).
     std::size_t readBody(char* data, std::size_t length);
@@ -97,6 +102,8 @@ private:
     void writeContentLength(std::uint64_t length);
     void ensureStatus();
     void armDeadline() noexcept;
+    // The same, never inlined: for rare paths inside hot functions.
+    void armDeadlineOutOfLine() noexcept;
     // Frees the per-request callbacks once the response is over and none of them is running.
     void releaseCallbacksIfDone() noexcept;
 
