@@ -11,16 +11,17 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { UWS_MODULE } = require('./uws');
 
 // Arguments every table server gets after its command.
 const PORT_ARGS = ['--port', '0'];
 // How long `require(module)` may take when checking that a module loads.
 const REQUIRE_CHECK_TIMEOUT_MS = 20000;
 
-// Replaces {node}, {root} and {build} in one argument.
+// Replaces {node}, {root}, {build} and {uws} in one argument.
 function fill(text, arm) {
   return text.replaceAll('{node}', process.execPath).replaceAll('{root}', arm.root)
-    .replaceAll('{build}', arm.buildDir ?? '{build}');
+    .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE);
 }
 
 const requireChecks = new Map();

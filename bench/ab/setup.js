@@ -9,6 +9,7 @@ const { WORKTREE } = require('./args');
 const { spawnSync } = require('node:child_process');
 const { describeArm, fill } = require('./arms');
 const { buildCommit, buildWorkingTree, prepareCommit } = require('./build');
+const { ensureUwsInstalled } = require('./uws');
 const git = require('./git');
 
 const madeWorktrees = [];
@@ -67,6 +68,10 @@ function prepareArms(settings, { implementations, tmpDir, note }) {
     Object.assign(arm, byCommit.get(key));
   }
 
+  if ([base, head].some((arm) => arm.impl === 'uws')) {
+    const problem = ensureUwsInstalled(note);
+    if (problem !== null) note(`uwebsockets could not be installed (${problem}); its scenarios will be skipped`);
+  }
   for (const arm of [base, head]) {
     const prepare = arm.kind === 'command' ? null : implementations[arm.impl].prepare;
     if (prepare && !runPrepare(arm, prepare)) {

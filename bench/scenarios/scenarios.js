@@ -7,8 +7,9 @@
 //   {node}   the Node.js executable running the runner
 //   {root}   the arm's checkout (its package root, for the loopwire addon)
 //   {build}  the arm's CMake build directory (C++ servers are in {build}/bench/scenarios/)
+//   {uws}    the folder of the uwebsockets package the runner installs into its cache (bench/ab/uws.js)
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
-// module that must load for the arm to run (`{root}` for the addon, `ws`, `uwebsockets`); a server whose
+// module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
 // requirement is missing is skipped with a message, never an error.
 //
 // `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
@@ -50,14 +51,14 @@ const httpServers = (name) => ({
   'loopwire-cpp': cppServer(name),
   'loopwire-js': uwsApiServer(name, '{root}'),
   'node-http': nodeServer(name),
-  uws: uwsApiServer(name, 'uwebsockets'),
+  uws: uwsApiServer(name, '{uws}'),
 });
 
 // The echo servers of the ws/* scenarios; loopwire (C++) gets one when the core has WebSocket.
 const echoServers = () => ({
   'loopwire-js': uwsApiServer('echo', '{root}'),
   'node-http': nodeServer('echo', 'ws'),
-  uws: uwsApiServer('echo', 'uwebsockets'),
+  uws: uwsApiServer('echo', '{uws}'),
 });
 
 const SCENARIOS = [
@@ -92,6 +93,14 @@ const SCENARIOS = [
     request: { method: 'GET', path: '/cached' },
     compareHeaders: ['content-type'],
     servers: httpServers('cached'),
+  },
+  {
+    // hello-world with 16 requests written back to back per connection: what a server costs per request when
+    // one read brings many of them (the JavaScript boundary crossed once per read, not once per request).
+    name: 'http/hello-pipelined',
+    request: { method: 'GET', path: '/' },
+    pipeline: 16,
+    servers: httpServers('hello-world'),
   },
   {
     name: 'ws/echo-20b',

@@ -1,8 +1,8 @@
 'use strict';
 // Every implementation of every enabled HTTP scenario answers the scenario's request alike (status, body and the
-// headers the table names), over real sockets: the C++ servers built from this checkout, node:http, and, where
-// they load, uWebSockets.js (`uwebsockets`) and the loopwire addon. An implementation that does not load is
-// skipped with its reason.
+// headers the table names), over real sockets: the C++ servers built from this checkout, node:http, the loopwire
+// addon, and uWebSockets.js (the npm package uwebsockets, installed into the runner's cache as `--vs uws` does).
+// An implementation that does not load (no registry to install uwebsockets from) is skipped with its reason.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { serverFor } = require('../arms');
@@ -10,12 +10,15 @@ const { buildWorkingTree } = require('../build');
 const { compareAnswers, requestOnce } = require('../check');
 const { RUNNER_ROOT } = require('../git');
 const { startServer } = require('../server');
+const { ensureUwsInstalled } = require('../uws');
 const { IMPLEMENTATIONS, SCENARIOS } = require('../../scenarios/scenarios');
 
 const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 
 test('every implementation answers every enabled HTTP scenario alike', { timeout: BUILD_TIMEOUT_MS }, async (t) => {
   const { buildDir } = buildWorkingTree({ targets: IMPLEMENTATIONS['loopwire-cpp'].buildTargets });
+  const uwsProblem = ensureUwsInstalled((message) => t.diagnostic(message));
+  if (uwsProblem !== null) t.diagnostic(`uwebsockets could not be installed: ${uwsProblem}`);
   for (const scenario of SCENARIOS.filter((s) => s.enabled && s.request.mode === 'http')) {
     await t.test(scenario.name, async (st) => {
       const answers = [];
