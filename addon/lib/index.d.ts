@@ -37,7 +37,7 @@ export const enum ListenOptions {
 export interface HttpResponse {
     /** Writes the status line ("404 Not Found"); "200 OK" when never called. Call it before any header. */
     writeStatus(status: RecognizedString): HttpResponse;
-    /** Writes a header. CR, LF and NUL are refused (the header is not written). */
+    /** Writes a header. A name that is not a token, or CR, LF or NUL in the value, throws a TypeError. */
     writeHeader(key: RecognizedString, value: RecognizedString): HttpResponse;
     /** Sends a chunk of a chunked body. Returns false when bytes wait for the socket (backpressure). */
     write(chunk: RecognizedString): boolean;

@@ -116,7 +116,7 @@ HttpResponse* ResponseWrap::unwrap(const Args& args, const char* method) {
     return response;
 }
 
-// Takes (status: RecognizedString); returns this.
+// Takes (status: RecognizedString); returns this. CR, LF or NUL in it: a TypeError.
 void ResponseWrap::writeStatus(const Args& args) {
     HttpResponse* response = unwrap(args, "res.writeStatus");
     if (response == nullptr) return;
@@ -126,11 +126,16 @@ void ResponseWrap::writeStatus(const Args& args) {
                               "res.writeStatus: status must be a string, ArrayBuffer, SharedArrayBuffer or "
                               "ArrayBufferView");
     }
+    if (!HttpResponse::isValidHeaderValue(status.view())) {
+        return throwTypeError(args.GetIsolate(),
+                              "res.writeStatus: status must not contain CR, LF or NUL (it would split the response)");
+    }
     response->writeStatus(status.view());
     args.GetReturnValue().Set(args.This());
 }
 
-// Takes (key: RecognizedString, value: RecognizedString); returns this.
+// Takes (key: RecognizedString, value: RecognizedString); returns this. A key that is not a token, or CR, LF or
+// NUL in the value: a TypeError.
 void ResponseWrap::writeHeader(const Args& args) {
     HttpResponse* response = unwrap(args, "res.writeHeader");
     if (response == nullptr) return;
@@ -146,6 +151,16 @@ void ResponseWrap::writeHeader(const Args& args) {
         return throwTypeError(isolate,
                               "res.writeHeader: value must be a string, ArrayBuffer, SharedArrayBuffer or "
                               "ArrayBufferView");
+    }
+    // Refused as node:http refuses them (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR): the mistake is seen, and the
+    // response is not split.
+    if (!HttpResponse::isValidHeaderName(key.view())) {
+        return throwTypeError(
+            isolate, "res.writeHeader: key must be a header name (a token: letters, digits and !#$%&'*+-.^_`|~)");
+    }
+    if (!HttpResponse::isValidHeaderValue(value.view())) {
+        return throwTypeError(isolate,
+                              "res.writeHeader: value must not contain CR, LF or NUL (it would split the response)");
     }
     response->writeHeader(key.view(), value.view());
     args.GetReturnValue().Set(args.This());

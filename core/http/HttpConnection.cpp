@@ -1,7 +1,6 @@
 #include "HttpConnection.h"
 
 #include "HttpServer.h"
-#include "HttpSyntax.h"
 #include "base/Check.h"
 
 #include <algorithm>
@@ -313,21 +312,6 @@ void HttpConnection::ensureStatus() {
 
 namespace {
 
-bool isSafeFieldValue(std::string_view value) noexcept {
-    for (unsigned char c : value) {
-        if (c == '\r' || c == '\n' || c == '\0') return false;
-    }
-    return true;
-}
-
-bool isToken(std::string_view text) noexcept {
-    if (text.empty()) return false;
-    for (unsigned char c : text) {
-        if (!http_syntax::isTokenChar(c)) return false;
-    }
-    return true;
-}
-
 // name compared with lowerCaseName, ignoring the case of ASCII letters.
 bool isFieldName(std::string_view name, std::string_view lowerCaseName) noexcept {
     if (name.size() != lowerCaseName.size()) return false;
@@ -374,7 +358,7 @@ bool listsClose(std::string_view value) noexcept {
 
 void HttpConnection::writeStatusLine(std::string_view status) {
     if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return;
-    if (status.size() < 3 || !isSafeFieldValue(status)) {
+    if (status.size() < 3 || !HttpResponse::isValidHeaderValue(status)) {
         refusedWrite_ = true;
         return;
     }
@@ -387,7 +371,7 @@ void HttpConnection::writeStatusLine(std::string_view status) {
 
 void HttpConnection::writeHeaderField(std::string_view key, std::string_view value) {
     if (!responsePending_ || headersEnded_ || isClosed()) return;
-    if (!isToken(key) || !isSafeFieldValue(value)) {
+    if (!HttpResponse::isValidHeaderName(key) || !HttpResponse::isValidHeaderValue(value)) {
         refusedWrite_ = true;
         return;
     }

@@ -2,6 +2,7 @@
 #include <loopwire/HttpResponse.h>
 
 #include "HttpConnection.h"
+#include "HttpSyntax.h"
 
 #include <string_view>
 
@@ -115,6 +116,21 @@ SharedBlock* HttpResponse::blockHolding(std::string_view chunk) const noexcept {
 bool HttpResponse::hasResponded() const noexcept { return connectionOf(this).responseComplete(); }
 
 bool HttpResponse::refusedWrite() const noexcept { return connectionOf(this).refusedWrite(); }
+
+bool HttpResponse::isValidHeaderName(std::string_view name) noexcept {
+    if (name.empty()) return false;
+    for (unsigned char c : name) {
+        if (!http_syntax::isTokenChar(c)) return false;
+    }
+    return true;
+}
+
+bool HttpResponse::isValidHeaderValue(std::string_view value) noexcept {
+    for (unsigned char c : value) {
+        if (c == '\r' || c == '\n' || c == '\0') return false;
+    }
+    return true;
+}
 
 bool HttpResponse::beginCork() { return connectionOf(this).beginCork(); }
 

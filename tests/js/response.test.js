@@ -80,13 +80,22 @@ test('wrong argument types throw TypeError and bad sizes RangeError, and the res
                             'TypeError', 'TypeError', 'TypeError', 'TypeError']);
 });
 
-test('writeHeader refuses CR and LF (no response splitting)', async (t) => {
+test('writeHeader and writeStatus throw a TypeError for CR, LF, NUL or a bad name (no response splitting)', async (t) => {
+  const errors = [];
   const { port } = listen(t, (app) => app.get('/', (res) => {
-    res.writeHeader('x-bad', 'a\r\nSet-Cookie: evil=1').writeHeader('x-good', 'fine').end('ok');
+    for (const call of [() => res.writeHeader('x-bad', 'a\r\nSet-Cookie: evil=1'), () => res.writeHeader('x-bad', 'a\nb'),
+                        () => res.writeHeader('x-bad', 'a\0b'), () => res.writeHeader('bad name', 'x'),
+                        () => res.writeHeader('bad:name', 'x'), () => res.writeHeader('', 'x'),
+                        () => res.writeStatus('200 OK\r\nSet-Cookie: evil=1')]) {
+      try { call(); errors.push('no error'); } catch (error) { errors.push(`${error.constructor.name}: ${error.message.split(':')[0]}`); }
+    }
+    res.writeHeader('x-good', 'fine').end('ok');
   }));
   const answer = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-  assert.doesNotMatch(answer, /evil/);
+  assert.doesNotMatch(answer, /evil|bad/);
+  assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
   assert.match(headOf(answer), /x-good: fine/);
+  assert.deepEqual(errors, [...Array(6).fill('TypeError: res.writeHeader'), 'TypeError: res.writeStatus']);
 });
 
 test('write() sends a chunked body that end() finishes', async (t) => {

@@ -116,6 +116,11 @@ public:
     // True when a writeStatus/writeHeader argument was refused (CR, LF, NUL, or a bad header name).
     bool refusedWrite() const noexcept;
 
+    // What writeHeader() and writeStatus() accept, for callers that report a refusal themselves (the Node addon
+    // throws): a header name is a token (RFC 9110); a header value or status text holds no CR, LF or NUL.
+    static bool isValidHeaderName(std::string_view name) noexcept;
+    static bool isValidHeaderValue(std::string_view value) noexcept;
+
 protected:
     HttpResponse() = default;
     ~HttpResponse() = default;
