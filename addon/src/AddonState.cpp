@@ -12,6 +12,7 @@
 #include <loopwire/SharedBlock.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace loopwire::addon {
 
@@ -97,15 +98,68 @@ AppWrap& AddonState::adopt(std::unique_ptr<AppWrap> app) {
     return *apps_.back();
 }
 
+// One batch of loop callbacks, on the stack of runBatch. V8 requires handle scopes, entered contexts and
+// TryCatch blocks to close in the reverse order of their opening, so everything the callback scope needs that
+// outlives a single call is opened here, before any callback of the batch opens its own: the handle scope that
+// holds the scope's resource object (Node keeps it as a Local while the scope is open), and the environment's
+// context. The callback scope itself (with its TryCatch) is opened by the first call into JavaScript, before that
+// call opens anything; closing it, when the batch ends, runs the process.nextTick callbacks and microtasks the
+// batch queued, as Node does when one of its own callbacks returns. JavaScript that those run, and that calls
+// back into the core (a nextTick callback ending a response, which starts the next pipelined request), is called
+// directly: it already runs inside the closing scope.
+class AddonState::Batch {
+public:
+    explicit Batch(AddonState& state)
+        : state_(state),
+          handles_(state.isolate_),
+          context_(state.context()),
+          contextScope_(context_),
+          resource_(state.receiver()) {
+        state_.batch_ = this;
+    }
+    ~Batch() {
+        closing_ = true;
+        scope_.reset();
+        state_.batch_ = nullptr;
+    }
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+    // Opens the callback scope if the batch has not yet; call before opening any TryCatch of the call.
+    void enter() {
+        if (!scope_ && !closing_) scope_.emplace(state_.isolate_, resource_, state_.asyncContext_);
+    }
+
+private:
+    AddonState& state_;
+    bool closing_ = false;
+    v8::HandleScope handles_;
+    v8::Local<v8::Context> context_;
+    v8::Context::Scope contextScope_;
+    v8::Local<v8::Object> resource_;
+    std::optional<node::CallbackScope> scope_;
+};
+
+void AddonState::runBatch(void (*body)(void*), void* argument) {
+    Batch batch(*this);
+    body(argument);
+}
+
 bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
                               v8::Local<v8::Value>* result) {
     if (tearingDown_) return false;
     // Verbose: V8 reports the exception to Node's message listener, which hands it to process
     // 'uncaughtException' exactly as for an exception thrown by any Node callback; the TryCatch then keeps it
     // from travelling further up, into the core.
+    if (batch_ != nullptr) batch_->enter();
     v8::TryCatch tryCatch(isolate_);
     tryCatch.SetVerbose(true);
-    v8::MaybeLocal<v8::Value> value = node::MakeCallback(isolate_, receiver(), fn, argc, argv, asyncContext_);
+    v8::MaybeLocal<v8::Value> value;
+    if (batch_ != nullptr) {
+        value = fn->Call(context(), receiver(), argc, argv);
+    } else {
+        value = node::MakeCallback(isolate_, receiver(), fn, argc, argv, asyncContext_);
+    }
     if (tryCatch.HasCaught() || value.IsEmpty()) return false;
     if (result != nullptr) *result = value.ToLocalChecked();
     return true;

@@ -18,6 +18,8 @@
 #include "PendingResponses.h"
 #include "V8Headers.h"
 
+#include <loopwire/CallbackBatchRunner.h>
+
 #include <memory>
 #include <vector>
 
@@ -29,7 +31,7 @@ namespace loopwire::addon {
 
 class AppWrap;
 
-class AddonState {
+class AddonState final : public CallbackBatchRunner {
 public:
     // Creates the state of the environment that loads the module, fills `exports` with the native API, and
     // registers the cleanup hook. Called once per environment, from the module initializer.
@@ -70,14 +72,21 @@ public:
     // Takes ownership of an App created in this environment; it lives until the environment ends.
     AppWrap& adopt(std::unique_ptr<AppWrap> app);
 
-    // Calls fn from a loop callback (no JavaScript below on the stack) the way Node calls its own callbacks:
-    // through node::MakeCallback, so that microtasks and process.nextTick callbacks run when it returns, with
-    // `this` the global object. A thrown exception goes to Node's uncaught-exception path (process
-    // 'uncaughtException', or exit with the stack, as for any Node callback) and never propagates into the core.
-    // Returns true when fn returned normally (its value in *result when given); false when it threw, or when
-    // JavaScript cannot run any more. The caller holds a HandleScope and has entered context().
+    // Calls fn from a loop callback the way Node calls its own callbacks, with `this` the global object, inside a
+    // callback scope: the batch's (see runBatch), opened by the first call of the batch, so that microtasks and
+    // process.nextTick callbacks run once when the batch ends; outside any batch (called from JavaScript, as
+    // when res.close() runs onAborted), through node::MakeCallback. A thrown exception goes to Node's
+    // uncaught-exception path (process 'uncaughtException', or exit with the stack, as for any Node callback)
+    // and never propagates into the core. Returns true when fn returned normally (its value in *result when
+    // given); false when it threw, or when JavaScript cannot run any more. The caller holds a HandleScope and has
+    // entered context().
     bool callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
                       v8::Local<v8::Value>* result = nullptr);
+
+    // CallbackBatchRunner: every App of this environment runs its loop callbacks through here. A batch opens
+    // its callback scope lazily, at its first call into JavaScript (a batch that calls none costs a few
+    // stores), and closes it at its end: what node:http does for the requests of one read.
+    void runBatch(void (*body)(void*), void* argument) override;
 
 private:
     AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context);
@@ -101,6 +110,8 @@ private:
     SharedBlock* lendingBlock_ = nullptr;  // one reference, this state's
     std::vector<std::unique_ptr<AppWrap>> apps_;
     node::AsyncCleanupHookHandle cleanupHook_;
+    class Batch;              // the stack frame of one batch (AddonState.cpp)
+    Batch* batch_ = nullptr;  // the batch running now, if any
     bool tearingDown_ = false;
 };
 

@@ -59,7 +59,9 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .build();
 }
 
-AppWrap::AppWrap(AddonState& state) : state_(state), app_(state.loop(), ServerOptions{}) {}
+AppWrap::AppWrap(AddonState& state) : state_(state), app_(state.loop(), ServerOptions{}) {
+    app_.setBatchRunner(&state_);
+}
 
 AppWrap::~AppWrap() = default;
 
@@ -94,7 +96,8 @@ void AppWrap::dispatch(const Handle<v8::Function>& handler, HttpResponse* respon
     if (!state_.canCallJavaScript()) return;
     v8::Isolate* isolate = state_.isolate();
     v8::HandleScope handles(isolate);
-    // No Context::Scope: cloning needs no context, and MakeCallback enters the environment's context itself.
+    // No Context::Scope: cloning needs no context, and callFromLoop runs in the entered context (the batch's, or
+    // MakeCallback's).
     v8::Local<v8::Value> argv[] = {handler.get(isolate), ResponseWrap::wrap(state_, response),
                                    RequestWrap::wrap(state_, request)};
     ++dispatchDepth_;

@@ -14,8 +14,8 @@
 // Server names: addServerName, removeServerName, missingServerName and domain exist on every App, as in
 // uWebSockets.js; on a plain App they are accepted and have no effect.
 //
-// Per request (dispatch): one res and one req object, one call into JavaScript through node::MakeCallback, no
-// global handle and no native allocation.
+// Per request (dispatch): one res and one req object, one call into JavaScript inside the batch's callback scope
+// (AddonState::callFromLoop), no global handle and no native allocation.
 #pragma once
 
 #include "DeclarativeProgram.h"
@@ -56,9 +56,9 @@ public:
     // Calls a JavaScript route handler with new res and req objects (from the core, for one request).
     void dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request);
 
-    // Builds the function dispatch() calls through node::MakeCallback: (handler, res, req) => handler(res, req),
+    // Builds the function dispatch() calls (AddonState::callFromLoop): (handler, res, req) => handler(res, req),
     // which then calls finishHandler, so that req is invalidated (and res when it is over) after the handler
-    // returns but before MakeCallback runs the microtasks and process.nextTick callbacks it queued: code after
+    // returns but before the microtasks and process.nextTick callbacks it queued run: code after
     // an await finds req unusable, as in uWebSockets.js. It is JavaScript so that a request enters JavaScript
     // from C++ once (the handler call from it is a JavaScript call, finishHandler a fast API call).
     static v8::Local<v8::Function> createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data);

@@ -42,6 +42,11 @@ App::~App() {
     loop_.reset();
 }
 
+App& App::setBatchRunner(CallbackBatchRunner* runner) noexcept {
+    loop_->setBatchRunner(runner);
+    return *this;
+}
+
 App::App(App&&) noexcept = default;
 App& App::operator=(App&&) noexcept = default;
 

@@ -22,6 +22,7 @@
 #include "Timer.h"
 #include "base/DateClock.h"
 
+#include <loopwire/CallbackBatchRunner.h>
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
 #include <loopwire/SharedBlock.h>
@@ -137,6 +138,17 @@ public:
     // Frees object after the current iteration's callbacks. Loop thread only.
     void deferDelete(DeferredDeletable* object) noexcept;
 
+    // The runner every batch of callbacks goes through from now on (null: called directly, the default).
+    void setBatchRunner(CallbackBatchRunner* runner) noexcept { batchRunner_ = runner; }
+    // Runs body(argument) as one batch: through the runner when there is one.
+    void runBatch(void (*body)(void*), void* argument) {
+        if (batchRunner_ == nullptr) {
+            body(argument);
+        } else {
+            batchRunner_->runBatch(body, argument);
+        }
+    }
+
     // Descriptors watched right now (for tests and leak checks).
     std::size_t watchedCount() const noexcept { return watchedCount_; }
 
@@ -186,6 +198,7 @@ private:
     SweepListener* sweepListeners_ = nullptr;
     SweepListener* nextToSweep_ = nullptr;  // lets a listener remove itself or the next one during the sweep
     DeferredDeletable* graveyard_ = nullptr;
+    CallbackBatchRunner* batchRunner_ = nullptr;
 
     // Owned by reference: a lent chunk may keep the bytes allocated after the loop is gone.
     struct BlockRelease {

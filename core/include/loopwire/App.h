@@ -13,6 +13,7 @@
 // ever listened on). The destructor closes what is still open.
 #pragma once
 
+#include <loopwire/CallbackBatchRunner.h>
 #include <loopwire/HttpRequest.h>
 #include <loopwire/HttpResponse.h>
 #include <loopwire/InlineFunction.h>
@@ -105,6 +106,10 @@ public:
 
     // Connections open right now.
     std::size_t connectionCount() const noexcept;
+
+    // Every batch of this App's loop callbacks goes through runner from now on (null: none, the default). For
+    // embedders; see CallbackBatchRunner.
+    App& setBatchRunner(CallbackBatchRunner* runner) noexcept;
 
     Loop& loop() noexcept { return *loop_; }
     HttpServer& server() noexcept { return *server_; }

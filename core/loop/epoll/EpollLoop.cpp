@@ -102,7 +102,8 @@ void EpollLoop::run() {
     stopRequested_ = false;
     runDeferred();
     while (!stopRequested_ && hasWork()) {
-        int timeoutMs = runTimers();
+        runBatch([](void* loop) { static_cast<EpollLoop*>(loop)->runDueTimers(); }, this);
+        int timeoutMs = nextTimerDelayMs_;
         afterCallbacks();
         if (stopRequested_ || !hasWork()) break;
         int ready = epoll_wait(epollFd_, events_, kMaxEventsPerWait, timeoutMs);
@@ -111,26 +112,34 @@ void EpollLoop::run() {
             fatal("loopwire: epoll_wait");
         }
         updateNow();
-        bool woken = false;
-        for (int i = 0; i < ready; ++i) {
-            auto* watcher = static_cast<IoWatcher*>(events_[i].data.ptr);
-            if (watcher == kWakeupTag) {
-                woken = true;
-                continue;
-            }
-            // A watcher unwatched by an earlier callback of this batch is still allocated (deferDelete) and
-            // reports itself unwatched.
-            if (!watcher->isWatched()) continue;
-            watcher->onIo(fromEpoll(events_[i].events));
-        }
-        if (woken) {
-            drainWakeups();
-            runDeferred();
-        }
+        readyCount_ = ready;
+        // Every descriptor one epoll_wait reported, and the wakeup, are one batch.
+        runBatch([](void* loop) { static_cast<EpollLoop*>(loop)->dispatchReady(); }, this);
         afterCallbacks();
     }
     runDeferred();
     afterCallbacks();
+}
+
+void EpollLoop::runDueTimers() { nextTimerDelayMs_ = runTimers(); }
+
+void EpollLoop::dispatchReady() {
+    bool woken = false;
+    for (int i = 0; i < readyCount_; ++i) {
+        auto* watcher = static_cast<IoWatcher*>(events_[i].data.ptr);
+        if (watcher == kWakeupTag) {
+            woken = true;
+            continue;
+        }
+        // A watcher unwatched by an earlier callback of this batch is still allocated (deferDelete) and reports
+        // itself unwatched.
+        if (!watcher->isWatched()) continue;
+        watcher->onIo(fromEpoll(events_[i].events));
+    }
+    if (woken) {
+        drainWakeups();
+        runDeferred();
+    }
 }
 
 }  // namespace loopwire

@@ -85,12 +85,20 @@ UvLoop::~UvLoop() {
     }
 }
 
+// A descriptor's uv_poll_t, and the loop its callback runs batches through. The handle comes first, so a
+// pointer to it is a pointer to the Poll.
+struct UvLoop::Poll {
+    uv_poll_t handle;
+    UvLoop* loop;
+};
+
 void UvLoop::watch(IoWatcher& watcher, int fd, std::uint32_t events) {
     LW_CHECK(!watcher.isWatched());
-    auto* poll = new uv_poll_t;
+    auto* registration = new Poll{{}, this};
+    uv_poll_t* poll = &registration->handle;
     if (int error = uv_poll_init(uvLoop_, poll, fd); error != 0) fatal("uv_poll_init", error);
     poll->data = &watcher;
-    watcher.registration_ = poll;
+    watcher.registration_ = registration;
     watcher.fd_ = fd;
     watcher.events_ = events;
     ++watchedCount_;
@@ -101,7 +109,7 @@ void UvLoop::setWatchedEvents(IoWatcher& watcher, std::uint32_t events) {
     LW_CHECK(watcher.isWatched());
     if (watcher.events_ == events) return;
     watcher.events_ = events;
-    auto* poll = static_cast<uv_poll_t*>(watcher.registration_);
+    uv_poll_t* poll = &static_cast<Poll*>(watcher.registration_)->handle;
     if (events == 0) {
         uv_poll_stop(poll);
     } else if (int error = uv_poll_start(poll, toUv(events), &UvLoop::onPoll); error != 0) {
@@ -111,13 +119,12 @@ void UvLoop::setWatchedEvents(IoWatcher& watcher, std::uint32_t events) {
 
 void UvLoop::unwatch(IoWatcher& watcher) {
     if (!watcher.isWatched()) return;
-    auto* poll = static_cast<uv_poll_t*>(watcher.registration_);
+    uv_poll_t* poll = &static_cast<Poll*>(watcher.registration_)->handle;
     // uv_poll_stop removes the descriptor from the backend at once, so the caller may close it right after;
     // the handle itself is freed when libuv has finished with it.
     uv_poll_stop(poll);
     poll->data = nullptr;
-    uv_close(reinterpret_cast<uv_handle_t*>(poll),
-             [](uv_handle_t* handle) { delete reinterpret_cast<uv_poll_t*>(handle); });
+    uv_close(reinterpret_cast<uv_handle_t*>(poll), [](uv_handle_t* handle) { delete reinterpret_cast<Poll*>(handle); });
     watcher.registration_ = nullptr;
     watcher.fd_ = -1;
     watcher.events_ = 0;
@@ -127,7 +134,16 @@ void UvLoop::unwatch(IoWatcher& watcher) {
 void UvLoop::onPoll(uv_poll_t* poll, int status, int events) {
     auto* watcher = static_cast<IoWatcher*>(poll->data);
     if (watcher == nullptr) return;
-    watcher->onIo(fromUv(status, events));
+    struct Ready {
+        IoWatcher* watcher;
+        std::uint32_t events;
+    } ready{watcher, fromUv(status, events)};
+    reinterpret_cast<Poll*>(poll)->loop->runBatch(
+        [](void* argument) {
+            auto* what = static_cast<Ready*>(argument);
+            what->watcher->onIo(what->events);
+        },
+        &ready);
 }
 
 void UvLoop::run() {
@@ -144,7 +160,7 @@ void UvLoop::wakeup() { uv_async_send(&handles_->async); }
 
 void UvLoop::onAsync(uv_async_t* async) {
     auto* self = static_cast<UvLoop*>(async->data);
-    self->runDeferred();
+    self->runBatch([](void* loop) { static_cast<UvLoop*>(loop)->runDeferred(); }, self);
     self->afterCallbacks();
 }
 
@@ -156,7 +172,7 @@ void UvLoop::onCheck(uv_check_t* check) {
 
 void UvLoop::onTimer(uv_timer_t* timer) {
     auto* self = static_cast<UvLoop*>(timer->data);
-    self->runTimers();
+    self->runBatch([](void* loop) { static_cast<UvLoop*>(loop)->runTimers(); }, self);
     self->afterCallbacks();
     self->timersChanged();
 }

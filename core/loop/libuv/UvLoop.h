@@ -1,6 +1,7 @@
 // UvLoop: the Loop backend on libuv, the loop Node.js runs on.
 //
-// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback; all Timers
+// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback; each of its
+// callbacks, and those of the timer and the wakeup, runs as one batch (Loop::runBatch); all Timers
 // share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(); a uv_check_t
 // runs afterCallbacks() once per iteration. The internal handles are unreferenced, so they never keep a loop
 // alive on their own (in Node, an App with no listening socket lets the process exit).
@@ -30,6 +31,7 @@ public:
     uv_loop_t* uvLoop() const noexcept { return uvLoop_; }
 
     struct Handles;  // the internal handles, defined in the .cpp
+    struct Poll;     // a descriptor's registration, defined in the .cpp
 
 protected:
     void wakeup() override;

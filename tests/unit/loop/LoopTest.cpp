@@ -183,6 +183,48 @@ TEST_P(LoopBackends, DateIsAnImfFixdate) {
     EXPECT_EQ(date[3], ',');
 }
 
+// Counts batches, and whether each callback ran inside one.
+struct CountingRunner : CallbackBatchRunner {
+    int batches = 0;
+    bool inBatch = false;
+    void runBatch(void (*body)(void*), void* argument) override {
+        EXPECT_FALSE(inBatch) << "batches never nest";
+        ++batches;
+        inBatch = true;
+        body(argument);
+        inBatch = false;
+    }
+};
+
+TEST_P(LoopBackends, EveryCallbackRunsInsideABatch) {
+    auto loop = makeLoop();
+    CountingRunner runner;
+    loop->setBatchRunner(&runner);
+    bool timerInBatch = false;
+    bool ioInBatch = false;
+    struct Watcher : PipeWatcher {
+        CountingRunner& runner;
+        bool& seen;
+        Watcher(Loop& l, CountingRunner& r, bool& s) : PipeWatcher(l), runner(r), seen(s) {}
+        void onIo(std::uint32_t events) override {
+            seen = runner.inBatch;
+            PipeWatcher::onIo(events);
+        }
+    } watcher(*loop, runner, ioInBatch);
+    loop->watch(watcher, watcher.fds[0], io::kReadable);
+    Timer writer(*loop, [&] {
+        timerInBatch = runner.inBatch;
+        EXPECT_EQ(::write(watcher.fds[1], "hello", 5), 5);
+    });
+    writer.start(5);
+    loop->run();
+    EXPECT_TRUE(timerInBatch);
+    EXPECT_TRUE(ioInBatch);
+    EXPECT_EQ(watcher.received, "hello");
+    EXPECT_GE(runner.batches, 2);
+    loop->setBatchRunner(nullptr);
+}
+
 TEST_P(LoopBackends, StopEndsRun) {
     auto loop = makeLoop();
     Timer forever(*loop, [] {});

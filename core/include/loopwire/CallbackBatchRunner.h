@@ -1,0 +1,22 @@
+// CallbackBatchRunner: runs each batch of a loop's callbacks, for an embedder that sets something up per entry
+// into its own runtime. The Node addon opens one callback scope per batch, lazily, instead of one per call into
+// JavaScript, so that microtasks and process.nextTick callbacks run once per batch, as node:http runs them once
+// per read.
+//
+// A batch is what one wake-up of the backend runs: for epoll, the due timers, then every descriptor one
+// epoll_wait reported (and the deferred tasks); for libuv, each callback libuv makes (one descriptor's readiness,
+// the timers, a wakeup), since nothing may stay open across them. Set with App::setBatchRunner (before run(),
+// on the loop thread). runBatch() must call body(argument) exactly once, on the loop thread; batches never nest.
+#pragma once
+
+namespace loopwire {
+
+class CallbackBatchRunner {
+public:
+    virtual void runBatch(void (*body)(void*), void* argument) = 0;
+
+protected:
+    ~CallbackBatchRunner() = default;
+};
+
+}  // namespace loopwire
