@@ -32,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace loopwire {
@@ -140,13 +141,15 @@ public:
 
     // The runner every batch of callbacks goes through from now on (null: called directly, the default).
     void setBatchRunner(CallbackBatchRunner* runner) noexcept { batchRunner_ = runner; }
-    // Runs body(argument) as one batch: through the runner when there is one.
-    void runBatch(void (*body)(void*), void* argument) {
+    // Runs body() as one batch: through the runner when there is one, else directly (inlined).
+    template <typename Body>
+    void runBatch(Body&& body) {
         if (batchRunner_ == nullptr) {
-            body(argument);
-        } else {
-            batchRunner_->runBatch(body, argument);
+            body();
+            return;
         }
+        batchRunner_->runBatch([](void* argument) { (*static_cast<std::remove_reference_t<Body>*>(argument))(); },
+                               &body);
     }
 
     // Descriptors watched right now (for tests and leak checks).

@@ -102,8 +102,8 @@ void EpollLoop::run() {
     stopRequested_ = false;
     runDeferred();
     while (!stopRequested_ && hasWork()) {
-        runBatch([](void* loop) { static_cast<EpollLoop*>(loop)->runDueTimers(); }, this);
-        int timeoutMs = nextTimerDelayMs_;
+        int timeoutMs = -1;
+        runBatch([this, &timeoutMs] { timeoutMs = runTimers(); });
         afterCallbacks();
         if (stopRequested_ || !hasWork()) break;
         int ready = epoll_wait(epollFd_, events_, kMaxEventsPerWait, timeoutMs);
@@ -114,14 +114,12 @@ void EpollLoop::run() {
         updateNow();
         readyCount_ = ready;
         // Every descriptor one epoll_wait reported, and the wakeup, are one batch.
-        runBatch([](void* loop) { static_cast<EpollLoop*>(loop)->dispatchReady(); }, this);
+        runBatch([this] { dispatchReady(); });
         afterCallbacks();
     }
     runDeferred();
     afterCallbacks();
 }
-
-void EpollLoop::runDueTimers() { nextTimerDelayMs_ = runTimers(); }
 
 void EpollLoop::dispatchReady() {
     bool woken = false;

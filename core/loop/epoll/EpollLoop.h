@@ -28,15 +28,13 @@ protected:
 
 private:
     void drainWakeups() noexcept;
-    // The two batches of an iteration (Loop::runBatch): the due timers, then every descriptor epoll_wait reported.
-    void runDueTimers();
+    // The second batch of an iteration (Loop::runBatch), after the due timers: every descriptor epoll_wait reported.
     void dispatchReady();
 
     int epollFd_ = -1;
     int wakeupFd_ = -1;
     bool stopRequested_ = false;
-    int nextTimerDelayMs_ = -1;  // what runTimers() returned in runDueTimers()
-    int readyCount_ = 0;         // events_ filled by the last epoll_wait
+    int readyCount_ = 0;  // events_ filled by the last epoll_wait
     epoll_event events_[kMaxEventsPerWait];
 };
 

@@ -134,16 +134,8 @@ void UvLoop::unwatch(IoWatcher& watcher) {
 void UvLoop::onPoll(uv_poll_t* poll, int status, int events) {
     auto* watcher = static_cast<IoWatcher*>(poll->data);
     if (watcher == nullptr) return;
-    struct Ready {
-        IoWatcher* watcher;
-        std::uint32_t events;
-    } ready{watcher, fromUv(status, events)};
-    reinterpret_cast<Poll*>(poll)->loop->runBatch(
-        [](void* argument) {
-            auto* what = static_cast<Ready*>(argument);
-            what->watcher->onIo(what->events);
-        },
-        &ready);
+    std::uint32_t ready = fromUv(status, events);
+    reinterpret_cast<Poll*>(poll)->loop->runBatch([watcher, ready] { watcher->onIo(ready); });
 }
 
 void UvLoop::run() {
@@ -160,7 +152,7 @@ void UvLoop::wakeup() { uv_async_send(&handles_->async); }
 
 void UvLoop::onAsync(uv_async_t* async) {
     auto* self = static_cast<UvLoop*>(async->data);
-    self->runBatch([](void* loop) { static_cast<UvLoop*>(loop)->runDeferred(); }, self);
+    self->runBatch([self] { self->runDeferred(); });
     self->afterCallbacks();
 }
 
@@ -172,7 +164,7 @@ void UvLoop::onCheck(uv_check_t* check) {
 
 void UvLoop::onTimer(uv_timer_t* timer) {
     auto* self = static_cast<UvLoop*>(timer->data);
-    self->runBatch([](void* loop) { static_cast<UvLoop*>(loop)->runTimers(); }, self);
+    self->runBatch([self] { self->runTimers(); });
     self->afterCallbacks();
     self->timersChanged();
 }
