@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 namespace loopwire::test {
 
@@ -33,6 +35,16 @@ protected:
         server_ = std::make_unique<TestServer>(options, std::move(setup));
     }
     int port() const { return server_->port(); }
+    // Polls every 10 ms, the first time after 10 ms (the server may not have accepted a new client yet), until
+    // the server has no connection left (true), or until limit has passed (false).
+    bool waitForNoConnections(std::chrono::milliseconds limit = std::chrono::seconds(3)) {
+        auto until = std::chrono::steady_clock::now() + limit;
+        do {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            if (server_->connectionCount() == 0) return true;
+        } while (std::chrono::steady_clock::now() < until);
+        return false;
+    }
     TestServer& server() { return *server_; }
 
     std::unique_ptr<TestServer> server_;

@@ -120,12 +120,7 @@ TEST_P(Timeouts, AbortsAStalledReader) {
     client.setReceiveBuffer(4096);
     client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     // Never read: the server must give up after writeTimeoutMs.
-    bool gone = false;
-    for (int i = 0; i < 300 && !gone; ++i) {
-        std::this_thread::sleep_for(10ms);
-        gone = server().connectionCount() == 0;
-    }
-    EXPECT_TRUE(gone);
+    EXPECT_TRUE(waitForNoConnections());
     EXPECT_EQ(aborted.load(), 1);
 }
 
@@ -157,12 +152,7 @@ TEST_P(Timeouts, AbortsAReaderThatStopsReadingATryEndStream) {
     client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
     ASSERT_EQ(client.readBytes(64 * 1024).size(), 64u * 1024);
     // Then it keeps the connection open and reads nothing more.
-    bool gone = false;
-    for (int i = 0; i < 300 && !gone; ++i) {
-        std::this_thread::sleep_for(10ms);
-        gone = server().connectionCount() == 0;
-    }
-    EXPECT_TRUE(gone);
+    EXPECT_TRUE(waitForNoConnections());
     EXPECT_EQ(aborted.load(), 1);
 }
 
@@ -185,12 +175,7 @@ TEST_P(Timeouts, ATryEndStreamFromATimerIsTimedOutToo) {
     });
     TestClient client(port());
     client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    bool gone = false;
-    for (int i = 0; i < 300 && !gone; ++i) {
-        std::this_thread::sleep_for(10ms);
-        gone = server().connectionCount() == 0;
-    }
-    EXPECT_TRUE(gone);
+    EXPECT_TRUE(waitForNoConnections());
     EXPECT_EQ(aborted.load(), 1);
 }
 

@@ -5,7 +5,7 @@
 const crypto = require('node:crypto');
 const { postHead } = require('../lib/requests.js');
 const { DROP_LIMIT_MS } = require('../lib/serverLimits.js');
-const { collectAnswer, statusOf, awaitClose } = require('../lib/hostileSocket.js');
+const { awaitClose, collectAnswer, connectCounted, statusOf } = require('../lib/hostileSocket.js');
 const { sleep } = require('../lib/timing.js');
 
 const ANNOUNCED_BYTES = 1024 * 1024;
@@ -13,14 +13,8 @@ const SENT_BYTES = 10 * 1024;
 const PAUSE_BETWEEN_MS = 100;
 
 async function oneAbortedBody(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   const answer = collectAnswer(socket);
   socket.end(Buffer.concat([postHead('/echo', ANNOUNCED_BYTES), crypto.randomBytes(SENT_BYTES)]));
   const outcome = await awaitClose(socket, DROP_LIMIT_MS, ctx.stop);

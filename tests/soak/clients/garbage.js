@@ -4,20 +4,14 @@
 
 const crypto = require('node:crypto');
 const { DROP_LIMIT_MS } = require('../lib/serverLimits.js');
-const { collectAnswer, statusOf, awaitClose } = require('../lib/hostileSocket.js');
+const { awaitClose, collectAnswer, connectCounted, statusOf } = require('../lib/hostileSocket.js');
 const { randomLogInt, sleep } = require('../lib/timing.js');
 
 const PAUSE_BETWEEN_MS = 100;
 
 async function oneGarbage(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   const answer = collectAnswer(socket);
   const garbage = crypto.randomBytes(randomLogInt(16, 4096));
   socket.write(garbage);

@@ -4,7 +4,7 @@
 
 const { getRequest } = require('../lib/requests.js');
 const { DROP_LIMIT_MS } = require('../lib/serverLimits.js');
-const { collectAnswer, statusOf, awaitClose } = require('../lib/hostileSocket.js');
+const { awaitClose, collectAnswer, connectCounted, statusOf } = require('../lib/hostileSocket.js');
 const { closeReason } = require('../lib/socketRegistry.js');
 const { sleep } = require('../lib/timing.js');
 
@@ -14,14 +14,8 @@ const HEAD = getRequest('/hello', Array.from({ length: HEADER_COUNT }, (_, i) =>
 const PAUSE_BETWEEN_MS = 200;
 
 async function oneOversizedHead(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   const answer = collectAnswer(socket);
   socket.write(HEAD);
   const outcome = await awaitClose(socket, DROP_LIMIT_MS, ctx.stop);

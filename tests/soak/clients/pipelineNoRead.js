@@ -7,6 +7,7 @@
 
 const { HELLO_REQUEST } = require('../lib/requests.js');
 const { sleep, sleepUnless } = require('../lib/timing.js');
+const { connectCounted } = require('../lib/hostileSocket.js');
 
 const REQUESTS_PER_WRITE = 64;
 const BATCH = Buffer.concat(new Array(REQUESTS_PER_WRITE).fill(HELLO_REQUEST));
@@ -17,14 +18,8 @@ const DRAIN_POLL_MS = 20;
 const WRITES_BETWEEN_YIELDS = 16;
 
 async function oneFlood(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   // No 'data' listener: the socket stays paused, so nothing past Node's small read buffer is ever read.
   const started = Date.now();
   let writes = 0;

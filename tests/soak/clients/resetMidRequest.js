@@ -4,6 +4,7 @@
 const crypto = require('node:crypto');
 const { getRequest, postHead } = require('../lib/requests.js');
 const { randomInt, sleep } = require('../lib/timing.js');
+const { connectCounted } = require('../lib/hostileSocket.js');
 
 const PAUSE_BETWEEN_MS = 100;
 const HEAD = getRequest('/hello', `X-Filler: ${'f'.repeat(1000)}\r\n`);
@@ -15,14 +16,8 @@ const VARIANTS = [
 ];
 
 async function oneReset(ctx, tally, variant) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   socket.write(variant.bytes());
   await sleep(randomInt(0, 50));
   socket.resetAndDestroy();

@@ -7,19 +7,14 @@ const { firstPatternMismatch } = require('../lib/bodyPattern.js');
 const { getRequest } = require('../lib/requests.js');
 const { closedPromise } = require('../lib/socketRegistry.js');
 const { randomLogInt, sleep, sleepUnless } = require('../lib/timing.js');
+const { connectCounted } = require('../lib/hostileSocket.js');
 
 const PAUSE_BETWEEN_MS = 100;
 const SILENCE_LIMIT_MS = 10_000;
 
 async function oneReset(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   const resetAfter = randomLogInt(16 * 1024, 4 * 1024 * 1024);
   let mismatch = -1;
   let reset = false;

@@ -7,19 +7,14 @@ const { firstPatternMismatch } = require('../lib/bodyPattern.js');
 const { getRequest } = require('../lib/requests.js');
 const { closedPromise, closeReason } = require('../lib/socketRegistry.js');
 const { sleepUnless } = require('../lib/timing.js');
+const { connectCounted } = require('../lib/hostileSocket.js');
 
 const BYTES_PER_READ = 2048;
 const READ_INTERVAL_MS = 250;
 
 async function oneSlowRead(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   let mismatch = -1;
   let bodyBytes = 0;
   let complete = false;

@@ -5,21 +5,15 @@
 
 const { DROP_LIMIT_MS } = require('../lib/serverLimits.js');
 const { closedPromise } = require('../lib/socketRegistry.js');
-const { collectAnswer, statusOf } = require('../lib/hostileSocket.js');
+const { collectAnswer, connectCounted, statusOf } = require('../lib/hostileSocket.js');
 const { sleepUnless } = require('../lib/timing.js');
 
 const HEAD = Buffer.from(`GET /hello HTTP/1.1\r\nHost: soak\r\nX-Slow: ${'s'.repeat(4096)}`, 'latin1');
 const BYTE_INTERVAL_MS = 300;
 
 async function oneSlowloris(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   const answer = collectAnswer(socket);
   const closed = closedPromise(socket);
   const started = Date.now();

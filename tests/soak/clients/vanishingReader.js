@@ -10,6 +10,7 @@ const { getRequest } = require('../lib/requests.js');
 const { DROP_LIMIT_MS } = require('../lib/serverLimits.js');
 const { closedPromise } = require('../lib/socketRegistry.js');
 const { sleepUnless } = require('../lib/timing.js');
+const { connectCounted } = require('../lib/hostileSocket.js');
 
 const STREAM_BYTES = 64 * 1024 * 1024;
 const BYTES_BEFORE_VANISHING = 64 * 1024;
@@ -31,14 +32,8 @@ async function readUntil(socket, predicate, progress) {
 }
 
 async function oneVanishingReader(ctx, tally) {
-  let socket;
-  try {
-    socket = await ctx.sockets.connect(ctx.port);
-  } catch (error) {
-    tally.error('could not connect');
-    return;
-  }
-  tally.sent();
+  const socket = await connectCounted(ctx, tally);
+  if (!socket) return;
   let mismatch = -1;
   let bodyBytes = 0;
   let complete = false;

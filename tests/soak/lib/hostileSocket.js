@@ -7,6 +7,18 @@ const { sleepUnless } = require('./timing.js');
 
 const KEPT_ANSWER_BYTES = 64 * 1024;
 
+/** Opens a connection for one attempt of a client kind: counts it as sent, or as an error (resolving null). */
+async function connectCounted(ctx, tally) {
+  try {
+    const socket = await ctx.sockets.connect(ctx.port);
+    tally.sent();
+    return socket;
+  } catch (error) {
+    tally.error('could not connect');
+    return null;
+  }
+}
+
 /** Collects what the server sends on socket (its first 64 KiB); `.text()` gives it as latin1. */
 function collectAnswer(socket) {
   const chunks = [];
@@ -32,4 +44,4 @@ async function awaitClose(socket, limitMs, stop) {
   return stop.stopped ? 'stopped' : 'timeout';
 }
 
-module.exports = { collectAnswer, statusOf, awaitClose };
+module.exports = { connectCounted, collectAnswer, statusOf, awaitClose };
