@@ -126,11 +126,11 @@ void ResponseWrap::writeStatus(const Args& args) {
                               "res.writeStatus: status must be a string, ArrayBuffer, SharedArrayBuffer or "
                               "ArrayBufferView");
     }
-    if (!HttpResponse::isValidHeaderValue(status.view())) {
+    // A status shorter than a code is refused quietly, as before; CR, LF or NUL would split the response.
+    if (!response->writeStatusIfValid(status.view()) && !HttpResponse::isValidHeaderValue(status.view())) {
         return throwTypeError(args.GetIsolate(),
                               "res.writeStatus: status must not contain CR, LF or NUL (it would split the response)");
     }
-    response->writeStatus(status.view());
     args.GetReturnValue().Set(args.This());
 }
 
@@ -153,16 +153,15 @@ void ResponseWrap::writeHeader(const Args& args) {
                               "ArrayBufferView");
     }
     // Refused as node:http refuses them (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR): the mistake is seen, and the
-    // response is not split.
-    if (!HttpResponse::isValidHeaderName(key.view())) {
-        return throwTypeError(
-            isolate, "res.writeHeader: key must be a header name (a token: letters, digits and !#$%&'*+-.^_`|~)");
-    }
-    if (!HttpResponse::isValidHeaderValue(value.view())) {
+    // response is not split. The core checks once; which argument it refused is only asked on that path.
+    if (!response->writeHeaderIfValid(key.view(), value.view())) {
+        if (!HttpResponse::isValidHeaderName(key.view())) {
+            return throwTypeError(
+                isolate, "res.writeHeader: key must be a header name (a token: letters, digits and !#$%&'*+-.^_`|~)");
+        }
         return throwTypeError(isolate,
                               "res.writeHeader: value must not contain CR, LF or NUL (it would split the response)");
     }
-    response->writeHeader(key.view(), value.view());
     args.GetReturnValue().Set(args.This());
 }
 

@@ -1,6 +1,7 @@
 #include "HttpConnection.h"
 
 #include "HttpServer.h"
+#include "HttpSyntax.h"
 #include "base/Check.h"
 
 #include <algorithm>
@@ -312,23 +313,11 @@ void HttpConnection::ensureStatus() {
 
 namespace {
 
-// name compared with lowerCaseName, ignoring the case of ASCII letters.
-bool isFieldName(std::string_view name, std::string_view lowerCaseName) noexcept {
-    if (name.size() != lowerCaseName.size()) return false;
-    for (std::size_t i = 0; i < name.size(); ++i) {
-        auto c = static_cast<unsigned char>(name[i]);
-        if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c - 'A' + 'a');
-        if (c != static_cast<unsigned char>(lowerCaseName[i])) return false;
-    }
-    return true;
-}
+using http_syntax::equalsLowerCase;
 
 // A Content-Length value: 1 to 19 decimal digits, optionally surrounded by spaces or tabs.
 std::optional<std::uint64_t> parseLength(std::string_view value) noexcept {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-        value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
-        value.remove_suffix(1);
+    value = http_syntax::trimOws(value);
     if (value.empty() || value.size() > 19) return std::nullopt;
     std::uint64_t length = 0;
     for (char c : value) {
@@ -340,55 +329,48 @@ std::optional<std::uint64_t> parseLength(std::string_view value) noexcept {
 
 // Whether a Connection field value lists the token `close` (RFC 9110 section 7.6.1: a comma-separated list).
 bool listsClose(std::string_view value) noexcept {
-    while (!value.empty()) {
-        std::size_t comma = value.find(',');
-        std::string_view item = value.substr(0, comma);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
-            item.remove_prefix(1);
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
-            item.remove_suffix(1);
-        if (isFieldName(item, "close")) return true;
-        if (comma == std::string_view::npos) break;
-        value.remove_prefix(comma + 1);
-    }
-    return false;
+    return http_syntax::forEachListElement(value,
+                                           [](std::string_view option) { return equalsLowerCase(option, "close"); });
 }
 
 }  // namespace
 
-void HttpConnection::writeStatusLine(std::string_view status) {
-    if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return;
+bool HttpConnection::writeStatusLine(std::string_view status) {
+    // Checked first, so that a malformed status is refused (and reported) whatever the state.
     if (status.size() < 3 || !HttpResponse::isValidHeaderValue(status)) {
         refusedWrite_ = true;
-        return;
+        return false;
     }
+    if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return true;
     noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
     write("HTTP/1.1 ");
     write(status);
     write("\r\n");
     statusWritten_ = true;
+    return true;
 }
 
-void HttpConnection::writeHeaderField(std::string_view key, std::string_view value) {
-    if (!responsePending_ || headersEnded_ || isClosed()) return;
+bool HttpConnection::writeHeaderField(std::string_view key, std::string_view value) {
+    // Checked first, so that a malformed field is refused (and reported) whatever the state.
     if (!HttpResponse::isValidHeaderName(key) || !HttpResponse::isValidHeaderValue(value)) {
         refusedWrite_ = true;
-        return;
+        return false;
     }
+    if (!responsePending_ || headersEnded_ || isClosed()) return true;
     ensureStatus();
-    if (isFieldName(key, "content-length")) {
+    if (equalsLowerCase(key, "content-length")) {
         // Held back: the call that ends the head knows the body, and writes one Content-Length (see
         // writeContentLength). A value that is not a length is refused.
         std::optional<std::uint64_t> length = parseLength(value);
         if (!length) {
             refusedWrite_ = true;
-            return;
+            return true;
         }
         declaredLength_ = *length;
         hasDeclaredLength_ = true;
-        return;
+        return true;
     }
-    if (isFieldName(key, "connection")) {
+    if (equalsLowerCase(key, "connection")) {
         // The handler's own Connection field replaces the one loopwire would add; `close` in it is obeyed.
         connectionWritten_ = true;
         if (listsClose(value)) closeAfterResponse_ = true;
@@ -397,6 +379,7 @@ void HttpConnection::writeHeaderField(std::string_view key, std::string_view val
     write(": ");
     write(value);
     write("\r\n");
+    return true;
 }
 
 void HttpConnection::writeHeadEnd(std::string_view framing) {
@@ -559,12 +542,10 @@ void HttpConnection::startLingeringClose() {
     shutdownWrite();
     if (isClosed()) return;
     // The last response may still be on its way (FIN follows it): the write timeout first, then the linger.
-    const ServerOptions& options = server_.options();
     if (isWaitingForPeer()) {
-        if (writeDeadlineMs_ == 0) writeDeadlineMs_ = loop().timeoutClockMs() + options.writeTimeoutMs;
-        setDeadline(writeDeadlineMs_);
+        armWriteDeadline();
     } else {
-        setDeadline(loop().timeoutClockMs() + options.lingerTimeoutMs);
+        setDeadline(loop().timeoutClockMs() + server_.options().lingerTimeoutMs);
     }
 }
 
@@ -618,20 +599,25 @@ void HttpConnection::onDrainProgress() {
 
 [[gnu::noinline]] void HttpConnection::armDeadlineOutOfLine() noexcept { armDeadline(); }
 
+// The write deadline runs from when output started waiting for the peer, and moves only on progress
+// (onDrainProgress, tryEnd taking bytes, onWritable).
+void HttpConnection::armWriteDeadline() noexcept {
+    if (writeDeadlineMs_ == 0) writeDeadlineMs_ = loop().timeoutClockMs() + server_.options().writeTimeoutMs;
+    setDeadline(writeDeadlineMs_);
+}
+
 void HttpConnection::armDeadline() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
-    const ServerOptions& options = server_.options();
-    std::uint64_t now = loop().timeoutClockMs();
-    // A paused request, and a pending response with nothing waiting for the peer, belong to the application: no
-    // deadline. Output waiting for the peer (buffered, or a tryEnd stream waiting for room) must make progress
-    // within the write timeout, or the peer has stopped reading.
-    bool applicationOwned = paused_ || (responsePending_ && phase_ != Phase::Body);
+    // Output waiting for the peer (buffered, or a tryEnd stream waiting for room) must make progress within the
+    // write timeout, or the peer has stopped reading.
     if (isWaitingForPeer()) {
-        if (writeDeadlineMs_ == 0) writeDeadlineMs_ = now + options.writeTimeoutMs;
-        setDeadline(writeDeadlineMs_);
+        armWriteDeadline();
         return;
     }
     writeDeadlineMs_ = 0;
+    // A paused request, and a pending response with nothing waiting for the peer, belong to the application: no
+    // deadline.
+    bool applicationOwned = paused_ || (responsePending_ && phase_ != Phase::Body);
     if (applicationOwned) {
         setDeadline(0);
     } else if (phase_ == Phase::Body) {
@@ -639,7 +625,7 @@ void HttpConnection::armDeadline() noexcept {
     } else if (headDeadlineMs_ != 0) {
         setDeadline(headDeadlineMs_);
     } else {
-        setDeadline(now + options.idleTimeoutMs);
+        setDeadline(loop().timeoutClockMs() + server_.options().idleTimeoutMs);
     }
 }
 

@@ -38,8 +38,10 @@ public:
     using Socket::write;
 
     // The implementation of HttpResponse's methods (HttpResponse.cpp forwards here).
-    void writeStatusLine(std::string_view status);
-    void writeHeaderField(std::string_view key, std::string_view value);
+    // Return false when the argument is refused (nothing written, refusedWrite() set); true otherwise, also when
+    // the call comes too late to write anything.
+    bool writeStatusLine(std::string_view status);
+    bool writeHeaderField(std::string_view key, std::string_view value);
     bool writeChunk(std::string_view chunk);
     void endResponse(std::string_view body, bool closeConnection);
     void endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection);
@@ -104,6 +106,7 @@ private:
     void armDeadline() noexcept;
     // The same, never inlined: for rare paths inside hot functions.
     void armDeadlineOutOfLine() noexcept;
+    void armWriteDeadline() noexcept;
     // Frees the per-request callbacks once the response is over and none of them is running.
     void releaseCallbacksIfDone() noexcept;
 

@@ -60,7 +60,11 @@ enum FieldKind : std::uint8_t { kOtherField, kHost, kExpect, kUpgrade, kConnecti
 enum ValueClass : std::uint8_t { kValueChar, kValueOws, kValueOther };
 enum TargetClass : std::uint8_t { kTargetChar, kTargetQuestion, kTargetOther };
 
+using http_syntax::equalsLowerCase;
+using http_syntax::forEachListElement;
+using http_syntax::isOws;
 using http_syntax::isTokenChar;
+using http_syntax::trimOws;
 
 // Generated at compile time from the predicates above; one lookup per byte on every path of the parser.
 struct CharTables {
@@ -124,43 +128,6 @@ inline bool isPlainTargetWord(std::uint64_t x, bool inPath) noexcept {
 
 // Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
 inline bool isPlainValueWord(std::uint64_t x) noexcept { return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0; }
-
-inline bool equalsLowerCase(std::string_view text, std::string_view lower) noexcept {
-    if (text.size() != lower.size()) return false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        unsigned c = uc(text[i]);
-        if (c >= 'A' && c <= 'Z') c += 32;
-        if (c != uc(lower[i])) return false;
-    }
-    return true;
-}
-
-inline bool isOws(char c) noexcept { return c == ' ' || c == '\t'; }
-
-inline std::string_view trimOws(std::string_view s) noexcept {
-    while (!s.empty() && isOws(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && isOws(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-// Calls f(element) for each non-empty element of a comma-separated list, without its OWS. Empty elements are
-// skipped, as RFC 9110 section 5.6.1 asks of recipients.
-template <typename F>
-inline HttpError forEachListElement(std::string_view list, F f) noexcept {
-    while (!list.empty()) {
-        const std::size_t comma = list.find(',');
-        const std::string_view element = trimOws(list.substr(0, comma));
-        if (!element.empty()) {
-            const HttpError error = f(element);
-            if (error != HttpError::None) return error;
-        }
-        if (comma == std::string_view::npos) break;
-        list.remove_prefix(comma + 1);
-    }
-    return HttpError::None;
-}
 
 // The largest body length accepted, so that lengths stay representable as signed 64-bit offsets downstream.
 constexpr std::uint64_t kLargestLength = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());

@@ -18,17 +18,25 @@ const HttpConnection& connectionOf(const HttpResponse* response) noexcept {
 }  // namespace
 
 HttpResponse* HttpResponse::writeStatus(std::string_view status) {
-    HttpConnection& connection = connectionOf(this);
-    connection.corkForHeaders();
-    connection.writeStatusLine(status);
+    writeStatusIfValid(status);
     return this;
 }
 
 HttpResponse* HttpResponse::writeHeader(std::string_view key, std::string_view value) {
+    writeHeaderIfValid(key, value);
+    return this;
+}
+
+bool HttpResponse::writeStatusIfValid(std::string_view status) {
     HttpConnection& connection = connectionOf(this);
     connection.corkForHeaders();
-    connection.writeHeaderField(key, value);
-    return this;
+    return connection.writeStatusLine(status);
+}
+
+bool HttpResponse::writeHeaderIfValid(std::string_view key, std::string_view value) {
+    HttpConnection& connection = connectionOf(this);
+    connection.corkForHeaders();
+    return connection.writeHeaderField(key, value);
 }
 
 HttpResponse* HttpResponse::writeHeader(std::string_view key, std::uint64_t value) {

@@ -57,6 +57,11 @@ public:
     HttpResponse* writeStatus(std::string_view status);
     HttpResponse* writeHeader(std::string_view key, std::string_view value);
     HttpResponse* writeHeader(std::string_view key, std::uint64_t value);
+    // The same, saying whether the argument was accepted: false when it was refused (nothing is written), for
+    // callers that report the refusal themselves (the Node addon throws). The check comes before any other, so
+    // a malformed argument is refused even when the call comes too late to write anything.
+    bool writeStatusIfValid(std::string_view status);
+    bool writeHeaderIfValid(std::string_view key, std::string_view value);
 
     // Sends a chunk of a chunked body (Transfer-Encoding: chunked). Returns false when the bytes had to be
     // buffered (backpressure): wait for onWritable before writing much more.
@@ -116,8 +121,8 @@ public:
     // True when a writeStatus/writeHeader argument was refused (CR, LF, NUL, or a bad header name).
     bool refusedWrite() const noexcept;
 
-    // What writeHeader() and writeStatus() accept, for callers that report a refusal themselves (the Node addon
-    // throws): a header name is a token (RFC 9110); a header value or status text holds no CR, LF or NUL.
+    // What writeHeader() accepts, to tell which argument a refusal was about: a header name is a token
+    // (RFC 9110); a header value (or a status line) holds no CR, LF or NUL.
     static bool isValidHeaderName(std::string_view name) noexcept;
     static bool isValidHeaderValue(std::string_view value) noexcept;
 

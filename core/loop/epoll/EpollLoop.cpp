@@ -112,18 +112,17 @@ void EpollLoop::run() {
             fatal("loopwire: epoll_wait");
         }
         updateNow();
-        readyCount_ = ready;
         // Every descriptor one epoll_wait reported, and the wakeup, are one batch.
-        runBatch([this] { dispatchReady(); });
+        runBatch([this, ready] { dispatchReady(ready); });
         afterCallbacks();
     }
     runDeferred();
     afterCallbacks();
 }
 
-void EpollLoop::dispatchReady() {
+void EpollLoop::dispatchReady(int ready) {
     bool woken = false;
-    for (int i = 0; i < readyCount_; ++i) {
+    for (int i = 0; i < ready; ++i) {
         auto* watcher = static_cast<IoWatcher*>(events_[i].data.ptr);
         if (watcher == kWakeupTag) {
             woken = true;

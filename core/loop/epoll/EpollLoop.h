@@ -28,13 +28,13 @@ protected:
 
 private:
     void drainWakeups() noexcept;
-    // The second batch of an iteration (Loop::runBatch), after the due timers: every descriptor epoll_wait reported.
-    void dispatchReady();
+    // The second batch of an iteration (Loop::runBatch), after the due timers: the `ready` descriptors the last
+    // epoll_wait reported in events_.
+    void dispatchReady(int ready);
 
     int epollFd_ = -1;
     int wakeupFd_ = -1;
     bool stopRequested_ = false;
-    int readyCount_ = 0;  // events_ filled by the last epoll_wait
     epoll_event events_[kMaxEventsPerWait];
 };
 
