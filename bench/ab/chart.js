@@ -1,10 +1,12 @@
 'use strict';
 // An SVG chart of one series of per-round ratios (requests per second, or CPU per request), against a y axis of
 // ratios:
-//   - the noise band, 1 ± noise, shaded: where A/A pairs landed in this run;
+//   - the noise band, 1 ± noise, shaded: where a median of A/A ratios lands in this run;
 //   - base#2 / base#1 and head#2 / head#1 (A/A), hollow markers;
-//   - head / base (A/B), filled markers joined by a line, red when marked slower, green when faster.
-// series: { ratios, aa: { base, head }, noise, mark }, as stats.summarize() gives for req/s and for .cpu.
+//   - head / base (A/B), filled markers joined by a line, red when marked slower, green when faster;
+//   - their median, a dashed line, and its interval, a bar at the right edge.
+// series: { ratios, aa: { base, head }, ratio, interval, noise, mark }, as stats.summarize() gives for req/s and
+// for .cpu.
 // Pure: returns the SVG text. Numbers are rounded to 0.1 px so the output is stable for tests.
 const { MIN_CHANGE } = require('./stats');
 
@@ -48,7 +50,7 @@ function yTicks(low, high) {
 
 function ratioChart({ title, series }) {
   const rounds = series.ratios.length;
-  const values = [...series.ratios, ...series.aa.base, ...series.aa.head];
+  const values = [...series.ratios, ...series.aa.base, ...series.aa.head, ...series.interval];
   const [low, high] = yDomain(values, series.noise);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
@@ -61,6 +63,8 @@ function ratioChart({ title, series }) {
     `viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="11" role="img">`);
   parts.push(`<title>${escapeXml(title)}: per-round ratios</title>`);
   parts.push(`<text x="${MARGIN.left}" y="16" font-size="13" font-weight="bold">${escapeXml(title)}</text>`);
+  parts.push(`<text x="${WIDTH - MARGIN.right}" y="16" text-anchor="end">median ${series.ratio.toFixed(3)}, ` +
+    `95 % interval ${series.interval[0].toFixed(3)}–${series.interval[1].toFixed(3)}</text>`);
   const bandTop = y(Math.min(high, 1 + series.noise));
   const bandBottom = y(Math.max(low, 1 - series.noise));
   parts.push(`<rect class="noise-band" x="${MARGIN.left}" y="${px(bandTop)}" width="${plotWidth}" ` +
@@ -80,6 +84,11 @@ function ratioChart({ title, series }) {
   }
 
   const abColor = series.mark ? COLORS[series.mark] : COLORS.ab;
+  parts.push(`<line class="ab-median" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${px(y(series.ratio))}" ` +
+    `y2="${px(y(series.ratio))}" stroke="${abColor}" stroke-dasharray="4 3"/>`);
+  const intervalX = WIDTH - MARGIN.right - 4;
+  parts.push(`<line class="ab-interval" x1="${intervalX}" x2="${intervalX}" y1="${px(y(series.interval[1]))}" ` +
+    `y2="${px(y(series.interval[0]))}" stroke="${abColor}" stroke-width="3"/>`);
   const path = series.ratios.map((r, i) => `${i === 0 ? 'M' : 'L'}${px(x(i))},${px(y(r))}`).join(' ');
   parts.push(`<path class="ab-line" d="${path}" fill="none" stroke="${abColor}" stroke-width="1.5"/>`);
   series.aa.base.forEach((r, i) => parts.push(`<circle class="aa-base" cx="${px(x(i) - 6)}" cy="${px(y(r))}" ` +

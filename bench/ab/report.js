@@ -7,11 +7,11 @@
 // describe the arms ({ label }).
 const fmt = require('./format');
 
-const COLUMNS = ['Scenario', 'Base req/s', 'Head req/s', 'Head / base', 'Rounds', 'Noise', 'Busy',
-  'CPU per request'];
+const COLUMNS = ['Scenario', 'Base req/s', 'Head req/s', 'Head / base', 'Interval', 'Noise', 'Busy',
+  'CPU per request', 'CPU interval', 'CPU noise'];
 const INSTRUCTIONS_COLUMN = 'Instructions per request';
 // Column alignment in Markdown: numbers right, the rest centred.
-const ALIGN = ['---', '--:', '--:', '--:', ':-:', '--:', ':-:', ':-:'];
+const ALIGN = ['---', '--:', '--:', '--:', ':-:', '--:', ':-:', ':-:', ':-:', '--:'];
 
 const markText = (mark) => (mark ? ` **${mark}**` : '');
 // After a req/s ratio that was not eligible for a mark: the servers did not set the pace (see LEGEND).
@@ -25,11 +25,13 @@ function rowCells(scenario, withInstructions) {
     fmt.integer(s.base.rps),
     fmt.integer(s.head.rps),
     `${fmt.ratio(s.ratio)}${s.serverBound ? markText(s.mark) : NOT_SERVER_BOUND}`,
-    fmt.ratioRange(s.range),
+    fmt.ratioRange(s.interval),
     fmt.noise(s.noise),
     `${fmt.percent(s.base.busy)} / ${fmt.percent(s.head.busy)}`,
     `${fmt.micros(s.base.cpuPerRequestUs)} → ${fmt.micros(s.head.cpuPerRequestUs)} µs ` +
       `(${fmt.ratio(s.cpu.ratio)}${s.cpu.mark ? `, **${s.cpu.mark}**` : ''})`,
+    fmt.ratioRange(s.cpu.interval),
+    fmt.noise(s.cpu.noise),
   ];
   if (withInstructions) cells.push(instructionsCell(scenario.instructions));
   return cells;
@@ -75,13 +77,13 @@ function notes(run) {
 }
 
 const LEGEND = [
-  'Head / base: median of the per-round ratios of requests per second (each side the mean of its two servers); ' +
-    'Rounds: their range. Noise: the largest distance from 1 of base#2/base#1 and head#2/head#1 in any round. ' +
-    'A ratio is marked faster or slower only when it moved more than the noise, by at least 2 %, and every ' +
-    'round moved the same way.',
+  'Head / base: median of the per-round ratios of requests per second (each side the mean of its two servers). ' +
+    'Interval: 95 % bootstrap interval of that median. Noise: where 99 % of the medians of as many A/A ratios ' +
+    '(base#2/base#1 and head#2/head#1, resampled, scaled to two servers a side) land around 1. A ratio is marked ' +
+    'faster or slower only when it lies outside the noise, by at least 2 %, and its interval excludes 1.',
   'Busy: server CPU time over wall time, base / head. When it is well under 100 %, the load generator set the ' +
-    'pace and CPU per request (server CPU µs per request, base → head, and their ratio, marked by the same rule ' +
-    'with its own noise) is the figure to read. † Busy was under 90 % on a side: Head / base is not marked.',
+    'pace and CPU per request (server CPU µs per request, base → head, and the median of its per-round ratios, ' +
+    'marked by the same rule with its own interval and noise) is the figure to read. † Busy was under 90 % on a side: Head / base is not marked.',
 ];
 
 function markdown(run) {

@@ -7,10 +7,19 @@
 //   - the A/B ratio is mean(head#1, head#2) / mean(base#1, base#2) of the requests per second;
 //   - the A/A ratios are base#2 / base#1 and head#2 / head#1: two servers built from the same tree, whose only
 //     differences are the noise of this machine in this minute.
-// Over the rounds: Head / base is the median of the A/B ratios, Rounds their range, and Noise the largest
-// distance from 1 of any A/A ratio. A ratio is marked only when the median moved more than the noise, by at least
-// MIN_CHANGE, and every round moved the same way (see classify()). CPU per request gets the same treatment with
-// its own ratios and noise (lower is better there).
+// Over the rounds, Head / base is the median of the A/B ratios. Two figures say what that median is worth:
+//   - Interval: a 95 % bootstrap interval of the median (the rounds resampled with replacement), how far the
+//     median could have moved had the rounds come out otherwise;
+//   - Noise: where the median of as many rounds lands when both sides are the same build. The A/A ratios of
+//     this run are resampled into medians the same way, and the band holds NOISE_LEVEL of those medians around 1.
+// A ratio is marked only when the median lies outside the noise, by at least MIN_CHANGE, and its interval lies
+// wholly on one side of 1 (see classify()). CPU per request gets the same treatment with its own ratios, interval
+// and noise (lower is better there).
+//
+// Why not the largest distance from 1 of any single A/A ratio, as before: that bounds one round, while the figure
+// judged is a median over rounds, whose spread shrinks with their number. It gave ±20-40 % bands on a 2-core
+// machine, wider than the changes worth seeing. test/stats.test.js runs repeated simulated A/A runs (and runs
+// with a real change) through the rule to show how often each is marked.
 //
 // Requests per second measure the servers only when the servers set the pace: Head / base is marked only when
 // both sides kept their servers busy (Busy, CPU time over wall time) at least SERVER_BOUND_BUSY of the time.
@@ -26,6 +35,14 @@ const MIN_CHANGE = 0.02;
 const FLOAT_SLACK = 1e-9;
 // Busy share from which a side's servers are taken to have set the pace.
 const SERVER_BOUND_BUSY = 0.9;
+// Coverage of the interval of the A/B median, and the share of A/A medians the noise band holds. The band is
+// the wider of the two: a false mark needs the median outside it, which an A/A run reaches about 1 time in 100.
+const INTERVAL_LEVEL = 0.95;
+const NOISE_LEVEL = 0.99;
+// Resamples per bootstrap: the quantiles then move by well under 0.5 % from one seed to another.
+const BOOTSTRAP_DRAWS = 2000;
+// Resampling is seeded: the same measurements always give the same report.
+const BOOTSTRAP_SEED = 0x5eed1;
 
 function median(values) {
   if (values.length === 0) throw new RangeError('median of no values');
@@ -42,22 +59,73 @@ function range(values) {
 
 const mean = (a, b) => (a + b) / 2;
 
-// The largest |ratio - 1| over all the ratios given; 0 for none.
-function noiseOf(ratios) {
-  return ratios.reduce((largest, ratio) => Math.max(largest, Math.abs(ratio - 1)), 0);
+// A small seeded generator of uniform numbers in [0, 1) (mulberry32): reproducible, unlike Math.random.
+function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
-// 'faster', 'slower' or null for a list of per-round head/base ratios and the noise of the run.
+// The value below which a share p of the sorted values lie.
+function quantile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.floor(p * sorted.length)))];
+}
+
+// BOOTSTRAP_DRAWS medians of `size` values drawn with replacement from values, sorted.
+function bootstrapMedians(values, size, random) {
+  const medians = new Array(BOOTSTRAP_DRAWS);
+  const sample = new Array(size);
+  for (let draw = 0; draw < BOOTSTRAP_DRAWS; draw++) {
+    for (let i = 0; i < size; i++) sample[i] = values[Math.floor(random() * values.length)];
+    medians[draw] = median(sample);
+  }
+  return medians.sort((a, b) => a - b);
+}
+
+// The INTERVAL_LEVEL bootstrap interval of the median of ratios: [low, high].
+function medianInterval(ratios, random = seededRandom(BOOTSTRAP_SEED)) {
+  if (ratios.length === 0) throw new RangeError('interval of no ratios');
+  const medians = bootstrapMedians(ratios, ratios.length, random);
+  const tail = (1 - INTERVAL_LEVEL) / 2;
+  return [quantile(medians, tail), quantile(medians, 1 - tail)];
+}
+
+// The noise band for a median of `rounds` A/B ratios, from the A/A ratios of the run: the distance from 1 within
+// which NOISE_LEVEL of the bootstrapped A/A medians lie. An A/A ratio compares one server with one, an A/B ratio
+// the mean of two with the mean of two, whose logarithm spreads √2 less: each A/A ratio is scaled by that first.
+// 0 for no ratios.
+function noiseBand(aaRatios, rounds, random = seededRandom(BOOTSTRAP_SEED)) {
+  if (aaRatios.length === 0 || rounds === 0) return 0;
+  const scaled = aaRatios.map((ratio) => Math.exp(Math.log(ratio) / Math.SQRT2));
+  const distances = bootstrapMedians(scaled, rounds, random).map((m) => Math.abs(m - 1)).sort((a, b) => a - b);
+  return quantile(distances, NOISE_LEVEL);
+}
+
+// 'faster', 'slower' or null for the median of the per-round head/base ratios, its interval and the noise band.
 // higherIsBetter: true for requests per second, false for CPU per request. A change is marked only when
-//   |median - 1| > noise, |median - 1| >= minChange, and every ratio lies on the median's side of 1.
-function classify(ratios, noise, { higherIsBetter = true, minChange = MIN_CHANGE } = {}) {
-  if (ratios.length === 0) return null;
-  const change = median(ratios) - 1;
+//   |ratio - 1| > noise, |ratio - 1| >= minChange, and the interval lies wholly on the ratio's side of 1.
+function classify({ ratio, interval, noise }, { higherIsBetter = true, minChange = MIN_CHANGE } = {}) {
+  const change = ratio - 1;
   const moved = Math.abs(change);
   if (!(moved > noise + FLOAT_SLACK) || moved < minChange - FLOAT_SLACK) return null;
   const up = change > 0;
-  if (!ratios.every((ratio) => (up ? ratio > 1 : ratio < 1))) return null;
+  if (up ? !(interval[0] > 1) : !(interval[1] < 1)) return null;
   return up === higherIsBetter ? 'faster' : 'slower';
+}
+
+// The median, interval and noise of one series of per-round ratios and its A/A ratios, and its mark.
+function judge(ratios, aa, { higherIsBetter, minChange }) {
+  const judged = {
+    ratio: median(ratios),
+    interval: medianInterval(ratios),
+    noise: noiseBand([...aa.base, ...aa.head], ratios.length),
+  };
+  return { ...judged, mark: classify(judged, { higherIsBetter, minChange }) };
 }
 
 const cpuPerRequest = (m) => m.cpuSeconds / m.requests;
@@ -84,40 +152,35 @@ function summarize(rounds, { minChange = MIN_CHANGE } = {}) {
   const baseRps = rounds.map((r) => mean(r.base[0].rps, r.base[1].rps));
   const headRps = rounds.map((r) => mean(r.head[0].rps, r.head[1].rps));
   const ratios = rounds.map((_, i) => headRps[i] / baseRps[i]);
-  const aaBase = rounds.map((r) => r.base[1].rps / r.base[0].rps);
-  const aaHead = rounds.map((r) => r.head[1].rps / r.head[0].rps);
-  const noise = noiseOf([...aaBase, ...aaHead]);
+  const aa = { base: rounds.map((r) => r.base[1].rps / r.base[0].rps),
+    head: rounds.map((r) => r.head[1].rps / r.head[0].rps) };
+  const rps = judge(ratios, aa, { higherIsBetter: true, minChange });
 
   const cpuOfSide = (pair) => mean(cpuPerRequest(pair[0]), cpuPerRequest(pair[1]));
   const cpuRatios = rounds.map((r) => cpuOfSide(r.head) / cpuOfSide(r.base));
-  const cpuAaBase = rounds.map((r) => cpuPerRequest(r.base[1]) / cpuPerRequest(r.base[0]));
-  const cpuAaHead = rounds.map((r) => cpuPerRequest(r.head[1]) / cpuPerRequest(r.head[0]));
-  const cpuNoise = noiseOf([...cpuAaBase, ...cpuAaHead]);
+  const cpuAa = { base: rounds.map((r) => cpuPerRequest(r.base[1]) / cpuPerRequest(r.base[0])),
+    head: rounds.map((r) => cpuPerRequest(r.head[1]) / cpuPerRequest(r.head[0])) };
+  const cpu = judge(cpuRatios, cpuAa, { higherIsBetter: false, minChange });
 
   const base = sideTotals(rounds.flatMap((r) => r.base));
   const head = sideTotals(rounds.flatMap((r) => r.head));
   const serverBound = base.busy >= SERVER_BOUND_BUSY && head.busy >= SERVER_BOUND_BUSY;
-  const mark = serverBound ? classify(ratios, noise, { minChange }) : null;
-  const cpuMark = classify(cpuRatios, cpuNoise, { higherIsBetter: false, minChange });
+  const mark = serverBound ? rps.mark : null;
   return {
     base: { rps: median(baseRps), ...base },
     head: { rps: median(headRps), ...head },
-    ratio: median(ratios),
+    ratio: rps.ratio,
+    interval: rps.interval,
     range: range(ratios),
     ratios,
-    aa: { base: aaBase, head: aaHead },
-    noise,
+    aa,
+    noise: rps.noise,
     serverBound,
     mark,
-    verdict: mark ?? cpuMark,
-    cpu: {
-      ratio: base.cpuPerRequestUs > 0 ? head.cpuPerRequestUs / base.cpuPerRequestUs : 0,
-      ratios: cpuRatios,
-      aa: { base: cpuAaBase, head: cpuAaHead },
-      noise: cpuNoise,
-      mark: cpuMark,
-    },
+    verdict: mark ?? cpu.mark,
+    cpu: { ...cpu, ratios: cpuRatios, aa: cpuAa },
   };
 }
 
-module.exports = { MIN_CHANGE, SERVER_BOUND_BUSY, median, range, noiseOf, classify, sideTotals, summarize };
+module.exports = { MIN_CHANGE, SERVER_BOUND_BUSY, INTERVAL_LEVEL, NOISE_LEVEL, median, range, seededRandom,
+  medianInterval, noiseBand, classify, sideTotals, summarize };

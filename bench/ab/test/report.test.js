@@ -7,7 +7,8 @@ const { html } = require('../html');
 const report = require('../report');
 const { summarize } = require('../stats');
 
-const HEADER = '| Scenario | Base req/s | Head req/s | Head / base | Rounds | Noise | Busy | CPU per request |';
+const HEADER = '| Scenario | Base req/s | Head req/s | Head / base | Interval | Noise | Busy | CPU per request | ' +
+  'CPU interval | CPU noise |';
 const m = (rps, cpuSeconds = 0.95) => ({ rps, requests: rps, cpuSeconds, wallSeconds: 1 });
 const steady = (rps) => [0, 1, 2].map(() => ({ base: [m(rps), m(rps)], head: [m(rps), m(rps)] }));
 
@@ -43,8 +44,10 @@ test('the Markdown table has the issue\'s columns, one row per measured scenario
   assert.ok(lines.includes(HEADER), text);
   const rows = lines.filter((line) => line.startsWith('| http/'));
   assert.equal(rows.length, 2);
-  assert.equal(rows[0], '| http/hello-world | 50,250 | 40,200 | 0.800 **slower** | 0.797–0.802 | ±2.4 % | ' +
-    '95 % / 96 % | 19.0 → 24.0 µs (1.264, **slower**) |');
+  // Three rounds: the bootstrap interval of their median is their range. The noise is the largest A/A ratio,
+  // 41000 / 40000, scaled to two servers a side: exp(ln(0.9756) / √2) = 0.9827.
+  assert.equal(rows[0], '| http/hello-world | 50,250 | 40,200 | 0.800 **slower** | 0.797–0.802 | ±1.7 % | ' +
+    '95 % / 96 % | 19.0 → 24.0 µs (1.263, **slower**) | 1.260–1.268 | ±1.8 % |');
   assert.match(rows[1], /^\| http\/cached \| 30,000 \| 30,000 \| 1\.000 \| 1\.000–1\.000 \| ±0\.0 % \|/);
   assert.doesNotMatch(rows[1], /faster|slower/);
 });
@@ -62,7 +65,7 @@ test('the Markdown names both arms, the settings, and what was not measured', ()
 
 test('--instructions adds a column', () => {
   const text = report.markdown(sampleRun({ instructions: true }));
-  assert.match(text, /\| CPU per request \| Instructions per request \|$/m);
+  assert.match(text, /\| CPU noise \| Instructions per request \|$/m);
   assert.match(text, /\| 40\.0 k → 41\.2 k \(\+1,200, 1\.030\) \|$/m);
   assert.match(text, /\| failed: valgrind crashed \|$/m);
 });
@@ -98,7 +101,10 @@ test('the chart shades the noise band and draws every ratio', () => {
   assert.equal((svg.match(/class="ab"/g) ?? []).length, 3);
   assert.equal((svg.match(/class="aa-base"/g) ?? []).length, 3);
   assert.equal((svg.match(/class="aa-head"/g) ?? []).length, 3);
-  assert.match(svg, /noise ±2\.4 %/);
+  assert.match(svg, /noise ±1\.7 %/);
+  assert.match(svg, /median 0\.800, 95 % interval 0\.797–0\.802/);
+  assert.equal((svg.match(/class="ab-median"/g) ?? []).length, 1);
+  assert.equal((svg.match(/class="ab-interval"/g) ?? []).length, 1);
   assert.match(svg, /stroke="#c0392b"/);
   assert.ok(!/NaN|undefined/.test(svg));
   // The band is drawn around 1: its top edge above (smaller y than) its bottom edge, inside the plot.
