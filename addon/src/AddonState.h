@@ -83,6 +83,10 @@ public:
     bool callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
                       v8::Local<v8::Value>* result = nullptr);
 
+    // True while a batch runs (see runBatch): JavaScript called now runs no microtask or process.nextTick callback
+    // before the call returns.
+    bool inBatch() const noexcept { return batch_ != nullptr; }
+
     // CallbackBatchRunner: every App of this environment runs its loop callbacks through here. A batch opens
     // its callback scope lazily, at its first call into JavaScript (a batch that calls none costs a few
     // stores), and closes it at its end: what node:http does for the requests of one read.

@@ -56,11 +56,11 @@ public:
     // Calls a JavaScript route handler with new res and req objects (from the core, for one request).
     void dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request);
 
-    // Builds the function dispatch() calls (AddonState::callFromLoop): (handler, res, req) => handler(res, req),
-    // which then calls finishHandler, so that req is invalidated (and res when it is over) after the handler
-    // returns but before the microtasks and process.nextTick callbacks it queued run: code after
-    // an await finds req unusable, as in uWebSockets.js. It is JavaScript so that a request enters JavaScript
-    // from C++ once (the handler call from it is a JavaScript call, finishHandler a fast API call).
+    // Builds the function dispatch() calls outside a batch (AddonState::callFromLoop through node::MakeCallback,
+    // which may run microtasks before it returns): (handler, res, req) => handler(res, req), which then calls
+    // finishHandler, so that req is invalidated (and res when it is over) after the handler returns but before
+    // the microtasks and process.nextTick callbacks it queued run: code after an await finds req unusable, as in
+    // uWebSockets.js. Inside a batch, dispatch() calls the handler itself and invalidates after the call.
     static v8::Local<v8::Function> createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data);
 
 private:
