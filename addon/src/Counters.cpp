@@ -4,6 +4,7 @@
 
 #include "AddonState.h"
 #include "ClassBuilder.h"
+#include "StoreOwnerPool.h"
 #include "V8Compat.h"
 
 #include <cstdlib>
@@ -38,7 +39,7 @@ void setNumber(v8::Local<v8::Context> context, v8::Local<v8::Object> object, con
         .Check();
 }
 
-// Takes nothing; returns {handlesCreated, handlesAlive, allocations, pendingResponses}.
+// Takes nothing; returns {handlesCreated, handlesAlive, allocations, pendingResponses, lentStores}.
 void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
     AddonState& state = AddonState::from(args);
     v8::Local<v8::Context> context = args.GetIsolate()->GetCurrentContext();
@@ -48,6 +49,7 @@ void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
     setNumber(context, result, "handlesAlive", static_cast<double>(values.handlesAlive.load()));
     setNumber(context, result, "allocations", static_cast<double>(values.allocations.load()));
     setNumber(context, result, "pendingResponses", static_cast<double>(state.pending().inUse()));
+    setNumber(context, result, "lentStores", static_cast<double>(store_owner_pool::slotsInUse()));
     args.GetReturnValue().Set(result);
 }
 

@@ -1,6 +1,7 @@
 #include "LentBuffer.h"
 
 #include "AddonState.h"
+#include "StoreOwnerPool.h"
 
 #include <loopwire/SharedBlock.h>
 
@@ -28,9 +29,8 @@ LentBuffer::LentBuffer(AddonState& state, std::string_view bytes, SharedBlock* h
         data = holder->data();
     }
     holder->retain();
-    std::shared_ptr<v8::BackingStore> store =
-        v8::ArrayBuffer::NewBackingStore(data, bytes.size(), &releaseBlock, holder);
-    buffer_ = v8::ArrayBuffer::New(isolate, std::move(store));
+    buffer_ = v8::ArrayBuffer::New(
+        isolate, store_owner_pool::share(v8::ArrayBuffer::NewBackingStore(data, bytes.size(), &releaseBlock, holder)));
 }
 
 LentBuffer::~LentBuffer() {
