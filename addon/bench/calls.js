@@ -38,7 +38,7 @@ function median(values, count) {
   return sorted[Math.floor(count / 2)];
 }
 
-// One handler per measured call: [name, handler].
+// One handler per measured call: [name, handler, route pattern (default /*)].
 const measures = [
   ['res.onAborted', (res) => {
     const t0 = performance.now();
@@ -80,13 +80,53 @@ const measures = [
     record(t0, t1, t2);
     res.end('ok');
   }],
+  ['req.getUrl', (res, req) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    req.getUrl();
+    const t2 = performance.now();
+    record(t0, t1, t2);
+    res.end('ok');
+  }],
+  ['req.getMethod', (res, req) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    req.getMethod();
+    const t2 = performance.now();
+    record(t0, t1, t2);
+    res.end('ok');
+  }],
+  ['req.getQuery', (res, req) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    req.getQuery();
+    const t2 = performance.now();
+    record(t0, t1, t2);
+    res.end('ok');
+  }],
+  // On the route /:name (the others are on /*).
+  ['req.getParameter', (res, req) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    req.getParameter(0);
+    const t2 = performance.now();
+    record(t0, t1, t2);
+    res.end('ok');
+  }, '/:name'],
+  ['res.end (short string)', (res) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    res.end('ok');
+    const t2 = performance.now();
+    record(t0, t1, t2);
+  }],
   ['whole request (hello world)', (res) => {
     res.end('ok');
   }],
 ];
 
-function startServer(handler) {
-  const app = uWS.App().get('/*', handler);
+function startServer(handler, pattern = '/*') {
+  const app = uWS.App().get(pattern, handler);
   let token;
   app.listen('127.0.0.1', 0, (listenSocket) => { token = listenSocket; });
   return { app, port: uWS.us_socket_local_port(token) };
@@ -142,8 +182,8 @@ async function responseLength(port) {
   return bytes;
 }
 
-async function runOnce(handler, isWhole) {
-  const { app, port } = startServer(handler);
+async function runOnce(handler, pattern, isWhole) {
+  const { app, port } = startServer(handler, pattern);
   const bytes = await responseLength(port);
   const socket = await connect(port);
   await drive(socket, 2000, bytes);
@@ -163,8 +203,8 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate the order from round to round so that no measurement always runs first or last.
     const order = round % 2 === 0 ? measures : [...measures].reverse();
-    for (const [name, handler] of order) {
-      const ns = await runOnce(handler, name.startsWith('whole'));
+    for (const [name, handler, pattern] of order) {
+      const ns = await runOnce(handler, pattern, name.startsWith('whole'));
       best.set(name, Math.min(best.get(name), ns));
     }
   }

@@ -2,7 +2,29 @@
 
 #include "V8Compat.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace loopwire::addon {
+
+namespace {
+
+// Whether every byte is below 0x80 (ASCII, whose UTF-8 form is itself), eight bytes at a time.
+bool isAscii(const char* bytes, std::size_t size) noexcept {
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+    std::size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, bytes + i, sizeof word);
+        if ((word & kHighBits) != 0) return false;
+    }
+    for (; i < size; ++i) {
+        if ((static_cast<unsigned char>(bytes[i]) & 0x80) != 0) return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 // The longest UTF-8 encoding of one UTF-16 code unit: a lone surrogate becomes U+FFFD, and a pair (two units)
 // becomes 4 bytes, so 3 bytes per unit always suffice.
@@ -18,6 +40,16 @@ bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
     if (value->IsString()) {
         v8::Local<v8::String> string = value.As<v8::String>();
         std::size_t units = static_cast<std::size_t>(string->Length());
+        if (string->IsOneByte() && units <= kInlineBytes) {
+            // The common body or header: short, Latin-1 and in fact ASCII. Copying its units is much cheaper than
+            // V8's UTF-8 encoder; a unit from 0x80 up needs two UTF-8 bytes, so such a string is encoded below.
+            compat::writeOneByte(isolate, string, inline_, units);
+            if (isAscii(inline_, units)) {
+                data_ = inline_;
+                size_ = units;
+                return true;
+            }
+        }
         // Skipping the length pass when the worst case fits inline makes short strings one pass over the text.
         std::size_t capacity =
             units * kMaxUtf8BytesPerUnit <= kInlineBytes ? kInlineBytes : compat::utf8Length(isolate, string);

@@ -93,8 +93,10 @@ v8::Local<v8::Object> ResponseWrap::wrap(AddonState& state, HttpResponse* respon
 }
 
 void ResponseWrap::invalidate(v8::Local<v8::Object> res) {
+    // Reading a field is inlined; writing one is a call into V8 with its checks: fields already null (kEntry of a
+    // response that registered no callback, the common case) are not written again.
     compat::setPointer(res, kResponse, nullptr);
-    compat::setPointer(res, kEntry, nullptr);
+    if (compat::getPointer(res, kEntry) != nullptr) compat::setPointer(res, kEntry, nullptr);
 }
 
 void ResponseWrap::afterHandler(v8::Local<v8::Object> res) {

@@ -80,4 +80,16 @@ inline std::size_t writeUtf8(v8::Isolate* isolate, v8::Local<S> string, char* bu
     }
 }
 
+// Copies the Latin-1 code units of a string whose IsOneByte() is true into buffer (no terminating NUL);
+// capacity must be at least Length().
+template <typename S = v8::String>
+inline void writeOneByte(v8::Isolate* isolate, v8::Local<S> string, char* buffer, std::size_t length) {
+    auto* out = reinterpret_cast<std::uint8_t*>(buffer);
+    if constexpr (requires(const S* s, std::uint8_t* b) { s->WriteOneByteV2(isolate, 0, 0, b); }) {
+        string->WriteOneByteV2(isolate, 0, static_cast<std::uint32_t>(length), out);
+    } else {
+        string->WriteOneByte(isolate, out, 0, static_cast<int>(length), S::NO_NULL_TERMINATION);
+    }
+}
+
 }  // namespace loopwire::addon::compat

@@ -28,6 +28,30 @@ test('writeStatus and writeHeader shape the head; end sends the body with Conten
   assert.equal(await response.text(), 'made');
 });
 
+test('strings are sent as UTF-8 whatever V8 holds them as: ASCII, Latin-1, two-byte, short or long', async (t) => {
+  // V8 keeps 'héllo' in one byte per character (Latin-1), which ASCII strings share a fast path with; 'é' must
+  // still go out as two bytes.
+  const bodies = {
+    ascii: 'hello',
+    latin1: 'héllo wörld',
+    twoByte: 'héllo €',
+    asciiAtInlineLimit: 'a'.repeat(512),
+    asciiPastInlineLimit: 'b'.repeat(513),
+    latin1PastInlineLimit: 'ü'.repeat(600),
+    latin1LastByte: `${'c'.repeat(15)}ÿ`,
+  };
+  const { url } = listen(t, (app) => app.get('/:name', (res, req) => {
+    const body = bodies[req.getParameter(0)];
+    res.writeHeader('x-echo', body.slice(0, 11)).end(body);
+  }));
+  for (const [name, body] of Object.entries(bodies)) {
+    const response = await fetch(url(`/${name}`));
+    const bytes = Buffer.from(await response.arrayBuffer());
+    assert.deepEqual(bytes, Buffer.from(body, 'utf8'), name);
+    assert.equal(Buffer.from(response.headers.get('x-echo'), 'latin1').toString('utf8'), body.slice(0, 11), name);
+  }
+});
+
 test('every RecognizedString form is accepted for bodies and headers', async (t) => {
   const text = 'héllo wörld €';
   const bytes = Buffer.from(text);
