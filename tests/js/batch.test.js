@@ -1,11 +1,13 @@
 'use strict';
-// Issue 7, route 1: the callbacks of one batch (one read bringing several pipelined requests) run inside one
-// callback scope, so their microtasks and process.nextTick callbacks run once the batch is over, as node:http
+// Issue 7, route 1: the callbacks of one batch (one read bringing several pipelined requests, or every connection
+// that became ready in one loop iteration) run inside one callback scope, so their microtasks and process.nextTick callbacks run once the batch is over, as node:http
 // runs them once per read. Every rule of a single request still holds inside a batch.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
+const { once } = require('node:events');
+const { Worker } = require('node:worker_threads');
 const { listen, raw } = require('./helpers/server.js');
 const { runNode } = require('./helpers/child.js');
 
@@ -57,4 +59,57 @@ test('an exception in one handler of a batch is uncaught, and its request gets 5
   assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(result.stdout.trim().split('\n'), ['uncaught: handler threw in a batch',
                                                       'HTTP/1.1 200, HTTP/1.1 500']);
+});
+
+test('requests on different connections that arrive together run in one batch, before their microtasks', async (t) => {
+  const events = [];
+  const { port } = listen(t, (app) => app.get('/*', (res, req) => {
+    const url = req.getUrl();
+    if (url === '/block') {
+      // Blocks the loop while the client thread sends one request on each of two other connections, so that both
+      // are ready when the loop polls again.
+      const until = Date.now() + 500;
+      while (Date.now() < until);
+      res.end(url);
+      return;
+    }
+    if (url.startsWith('/late')) {
+      events.push(`handler ${url}`);
+      Promise.resolve().then(() => events.push(`microtask ${url}`));
+    }
+    res.end(url);
+  }));
+  // The client runs on a thread of its own, whose loop keeps going while the server's is blocked.
+  const client = new Worker(`
+    const net = require('node:net');
+    const { workerData, parentPort } = require('node:worker_threads');
+    const request = (url) => 'GET ' + url + ' HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n';
+    function open() {
+      return new Promise((resolve, reject) => {
+        const socket = net.connect(workerData.port, '127.0.0.1');
+        socket.on('error', reject);
+        socket.setEncoding('latin1');
+        socket.answer = () => new Promise((done) => socket.once('data', done));
+        socket.once('connect', () => resolve(socket));
+      });
+    }
+    (async () => {
+      const sockets = [await open(), await open(), await open()];
+      // One answered request each first: every connection is accepted and watched before the block.
+      for (const socket of sockets) { socket.write(request('/warm')); await socket.answer(); }
+      const answers = sockets.map((socket) => socket.answer());
+      sockets[0].write(request('/block'));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      sockets[1].write(request('/late1'));
+      sockets[2].write(request('/late2'));
+      const texts = await Promise.all(answers);
+      for (const socket of sockets) socket.destroy();
+      parentPort.postMessage(texts.map((text) => text.slice(text.lastIndexOf('\\r\\n') + 2)));
+    })();
+  `, { eval: true, workerData: { port } });
+  const [answers] = await once(client, 'message');
+  await client.terminate();
+  assert.deepEqual(answers, ['/block', '/late1', '/late2']);
+  assert.deepEqual(events.slice(0, 2).sort(), ['handler /late1', 'handler /late2']);
+  assert.deepEqual(events.slice(2).map((event) => event.split(' ')[0]), ['microtask', 'microtask']);
 });

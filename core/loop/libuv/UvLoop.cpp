@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace loopwire {
 
@@ -68,6 +69,8 @@ UvLoop::UvLoop(uv_loop_t* borrowed, std::uint32_t sweepIntervalMs)
 }
 
 UvLoop::~UvLoop() {
+    readyHead_ = nullptr;
+    readyTail_ = &readyHead_;
     stopInternalTimers();
     uv_timer_stop(&handles_->timer);
     uv_check_stop(&handles_->check);
@@ -85,11 +88,14 @@ UvLoop::~UvLoop() {
     }
 }
 
-// A descriptor's uv_poll_t, and the loop its callback runs batches through. The handle comes first, so a
-// pointer to it is a pointer to the Poll.
+// A descriptor's uv_poll_t, the loop it belongs to, and its place in that loop's queue of ready descriptors.
+// The handle comes first, so a pointer to it is a pointer to the Poll.
 struct UvLoop::Poll {
     uv_poll_t handle;
     UvLoop* loop;
+    Poll* nextReady = nullptr;
+    std::uint32_t ready = 0;  // io:: events reported since it was queued
+    bool queued = false;
 };
 
 void UvLoop::watch(IoWatcher& watcher, int fd, std::uint32_t events) {
@@ -131,11 +137,31 @@ void UvLoop::unwatch(IoWatcher& watcher) {
     --watchedCount_;
 }
 
+// libuv calls this once per ready descriptor; the descriptors of one iteration are handled together, in one
+// batch, by onCheck (see the header for why).
 void UvLoop::onPoll(uv_poll_t* poll, int status, int events) {
-    auto* watcher = static_cast<IoWatcher*>(poll->data);
-    if (watcher == nullptr) return;
-    std::uint32_t ready = fromUv(status, events);
-    reinterpret_cast<Poll*>(poll)->loop->runBatch([watcher, ready] { watcher->onIo(ready); });
+    if (poll->data == nullptr) return;
+    auto* registration = reinterpret_cast<Poll*>(poll);
+    registration->ready |= fromUv(status, events);
+    if (registration->queued) return;
+    registration->queued = true;
+    UvLoop* self = registration->loop;
+    *self->readyTail_ = registration;
+    self->readyTail_ = &registration->nextReady;
+}
+
+void UvLoop::dispatchReady() {
+    while (Poll* registration = readyHead_) {
+        readyHead_ = registration->nextReady;
+        if (readyHead_ == nullptr) readyTail_ = &readyHead_;
+        registration->nextReady = nullptr;
+        registration->queued = false;
+        std::uint32_t ready = std::exchange(registration->ready, 0);
+        // Unwatched since it was queued (by JavaScript that ran in the poll phase, or by an earlier watcher of
+        // this batch): its Poll is closed but not freed before the loop's closing phase, which comes after this.
+        auto* watcher = static_cast<IoWatcher*>(registration->handle.data);
+        if (watcher != nullptr && watcher->isWatched()) watcher->onIo(ready);
+    }
 }
 
 void UvLoop::run() {
@@ -159,6 +185,7 @@ void UvLoop::onAsync(uv_async_t* async) {
 void UvLoop::onCheck(uv_check_t* check) {
     auto* self = static_cast<UvLoop*>(check->data);
     self->updateNow();
+    if (self->readyHead_ != nullptr) self->runBatch([self] { self->dispatchReady(); });
     self->afterCallbacks();
 }
 

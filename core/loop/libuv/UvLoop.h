@@ -1,10 +1,14 @@
 // UvLoop: the Loop backend on libuv, the loop Node.js runs on.
 //
-// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback; each of its
-// callbacks, and those of the timer and the wakeup, runs as one batch (Loop::runBatch); all Timers
-// share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(); a uv_check_t
-// runs afterCallbacks() once per iteration. The internal handles are unreferenced, so they never keep a loop
-// alive on their own (in Node, an App with no listening socket lets the process exit).
+// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback. Its callback
+// only queues the descriptor with the events libuv reported; the loop's uv_check_t, which libuv runs right after
+// the poll phase of the same iteration, then handles every descriptor that became ready in that iteration as one
+// batch (Loop::runBatch), and runs afterCallbacks(). So the requests of one iteration share one entry into the
+// batch runner, as the epoll backend's ready set does (in Node, one callback scope: its per-call cost is paid
+// once per iteration instead of once per socket). The callbacks of the timer and the wakeup are batches of their
+// own. All Timers share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(). The
+// internal handles are unreferenced, so they never keep a loop alive on their own (in Node, an App with no listening
+// socket lets the process exit).
 //
 // Either it owns a uv_loop_t (standalone, run() drives it) or it borrows one (the addon passes Node's loop;
 // Node's uv_run drives it and run() must not be called).
@@ -42,11 +46,16 @@ private:
     static void onTimer(uv_timer_t* timer);
     static void onAsync(uv_async_t* async);
     static void onCheck(uv_check_t* check);
+    // Handles the queued descriptors in the order they became ready.
+    void dispatchReady();
 
     uv_loop_t* uvLoop_;
     bool ownsLoop_;
     // Heap-allocated because libuv frees handles asynchronously, possibly after this object is gone.
     Handles* handles_;
+    // The descriptors libuv reported ready in this iteration, not yet handled (Poll::nextReady links them).
+    Poll* readyHead_ = nullptr;
+    Poll** readyTail_ = &readyHead_;
 };
 
 }  // namespace loopwire

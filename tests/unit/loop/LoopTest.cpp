@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <array>
 #include <chrono>
 #include <thread>
 #include <unistd.h>
@@ -223,6 +224,72 @@ TEST_P(LoopBackends, EveryCallbackRunsInsideABatch) {
     EXPECT_EQ(watcher.received, "hello");
     EXPECT_GE(runner.batches, 2);
     loop->setBatchRunner(nullptr);
+}
+
+// Descriptors that become ready together are handled in one batch (in Node: one callback scope for all the
+// requests of a loop iteration), on both backends.
+TEST_P(LoopBackends, DescriptorsReadyTogetherShareOneBatch) {
+    auto loop = makeLoop();
+    CountingRunner runner;
+    loop->setBatchRunner(&runner);
+    struct Watcher : PipeWatcher {
+        CountingRunner& runner;
+        int batch = -1;
+        Watcher(Loop& l, CountingRunner& r) : PipeWatcher(l), runner(r) {}
+        void onIo(std::uint32_t events) override {
+            batch = runner.batches;
+            PipeWatcher::onIo(events);
+        }
+    };
+    Watcher first(*loop, runner);
+    Watcher second(*loop, runner);
+    Watcher third(*loop, runner);
+    int timerBatch = -1;
+    const std::array<Watcher*, 3> watchers{&first, &second, &third};
+    for (Watcher* watcher : watchers)
+        loop->watch(*watcher, watcher->fds[0], io::kReadable);
+    Timer writer(*loop, [&watchers, &timerBatch, &runner] {
+        timerBatch = runner.batches;
+        for (Watcher* watcher : watchers)
+            EXPECT_EQ(::write(watcher->fds[1], "hello", 5), 5);
+    });
+    writer.start(5);
+    loop->run();  // returns once every watcher has read its bytes and unwatched itself
+    for (Watcher* watcher : watchers)
+        EXPECT_EQ(watcher->received, "hello");
+    EXPECT_EQ(first.batch, second.batch);
+    EXPECT_EQ(second.batch, third.batch);
+    EXPECT_GT(first.batch, timerBatch);
+    loop->setBatchRunner(nullptr);
+}
+
+// A watcher unwatched by another callback of the batch its event belongs to is not called.
+TEST_P(LoopBackends, AWatcherUnwatchedEarlierInItsBatchIsNotCalled) {
+    auto loop = makeLoop();
+    struct Watcher : PipeWatcher {
+        Watcher* other = nullptr;
+        int calls = 0;
+        using PipeWatcher::PipeWatcher;
+        void onIo(std::uint32_t) override {
+            ++calls;
+            loop.unwatch(*this);
+            loop.unwatch(*other);
+        }
+    };
+    Watcher first(*loop);
+    Watcher second(*loop);
+    first.other = &second;
+    second.other = &first;
+    loop->watch(first, first.fds[0], io::kReadable);
+    loop->watch(second, second.fds[0], io::kReadable);
+    Timer writer(*loop, [&] {
+        EXPECT_EQ(::write(first.fds[1], "x", 1), 1);
+        EXPECT_EQ(::write(second.fds[1], "x", 1), 1);
+    });
+    writer.start(5);
+    loop->run();
+    EXPECT_EQ(first.calls + second.calls, 1);
+    EXPECT_EQ(loop->watchedCount(), 0u);
 }
 
 TEST_P(LoopBackends, StopEndsRun) {
