@@ -39,11 +39,11 @@ Reference decode(std::string_view text) {
     std::size_t i = 0;
     while (i < text.size()) {
         const auto lead = static_cast<unsigned char>(text[i]);
-        const std::size_t length = lead < 0x80               ? 1
-                                   : (lead >> 5) == 0x6      ? 2
-                                   : (lead >> 4) == 0xE      ? 3
-                                   : (lead >> 3) == 0x1E     ? 4
-                                                             : 0;
+        const std::size_t length = lead < 0x80           ? 1
+                                   : (lead >> 5) == 0x6  ? 2
+                                   : (lead >> 4) == 0xE  ? 3
+                                   : (lead >> 3) == 0x1E ? 4
+                                                         : 0;
         if (length == 0) return {i, false};
         // Fail-fast: a prefix is refused at the byte after which no completion can be a valid character.
         const auto impossible = [length](std::uint32_t codeSoFar, std::size_t bytesRead) {

@@ -64,7 +64,8 @@ void Sha1::add(std::string_view bytes) noexcept {
         processBlock(pending_);
         pendingBytes_ = 0;
     }
-    for (; left >= kBlockBytes; p += kBlockBytes, left -= kBlockBytes) processBlock(p);
+    for (; left >= kBlockBytes; p += kBlockBytes, left -= kBlockBytes)
+        processBlock(p);
     if (left > 0) std::memcpy(pending_, p, left);
     pendingBytes_ = left;
 }
@@ -79,11 +80,13 @@ Sha1::Digest Sha1::finish() noexcept {
         pendingBytes_ = 0;
     }
     std::memset(pending_ + pendingBytes_, 0, kBlockBytes - 8 - pendingBytes_);
-    for (int i = 0; i < 8; ++i) pending_[kBlockBytes - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
+    for (int i = 0; i < 8; ++i)
+        pending_[kBlockBytes - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
     processBlock(pending_);
     Digest digest;
     for (int i = 0; i < 5; ++i) {
-        for (int k = 0; k < 4; ++k) digest[4 * i + k] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * k));
+        for (int k = 0; k < 4; ++k)
+            digest[4 * i + k] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * k));
     }
     return digest;
 }

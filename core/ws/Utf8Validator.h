@@ -34,14 +34,14 @@ public:
 private:
     // What the next byte must be (the ranges of RFC 3629 section 4).
     enum State : std::uint8_t {
-        kBoundary,       // any character start
-        kTail1,          // one continuation byte 80..BF, then a boundary
-        kTail2,          // two continuation bytes
-        kTail3,          // three continuation bytes
-        kAfterE0,        // A0..BF (no overlong three-byte form), then one more
-        kAfterED,        // 80..9F (no surrogate), then one more
-        kAfterF0,        // 90..BF (no overlong four-byte form), then two more
-        kAfterF4,        // 80..8F (nothing past U+10FFFF), then two more
+        kBoundary,  // any character start
+        kTail1,     // one continuation byte 80..BF, then a boundary
+        kTail2,     // two continuation bytes
+        kTail3,     // three continuation bytes
+        kAfterE0,   // A0..BF (no overlong three-byte form), then one more
+        kAfterED,   // 80..9F (no surrogate), then one more
+        kAfterF0,   // 90..BF (no overlong four-byte form), then two more
+        kAfterF4,   // 80..8F (nothing past U+10FFFF), then two more
         kFailed,
     };
 

@@ -32,9 +32,8 @@ int base64Value(char c) noexcept {
 }
 
 bool listsToken(std::string_view list, std::string_view lowerToken) noexcept {
-    return forEachListElement(list, [lowerToken](std::string_view element) {
-        return equalsLowerCase(element, lowerToken);
-    });
+    return forEachListElement(list,
+                              [lowerToken](std::string_view element) { return equalsLowerCase(element, lowerToken); });
 }
 
 }  // namespace
@@ -101,7 +100,8 @@ void computeAccept(std::string_view key, char (&out)[kAcceptBytes]) noexcept {
     for (; i + 3 <= digest.size(); i += 3) {
         const std::uint32_t group = static_cast<std::uint32_t>(digest[i]) << 16 |
                                     static_cast<std::uint32_t>(digest[i + 1]) << 8 | digest[i + 2];
-        for (int shift = 18; shift >= 0; shift -= 6) out[o++] = kBase64Alphabet[(group >> shift) & 0x3F];
+        for (int shift = 18; shift >= 0; shift -= 6)
+            out[o++] = kBase64Alphabet[(group >> shift) & 0x3F];
     }
     const std::uint32_t rest = static_cast<std::uint32_t>(digest[i]) << 16 | static_cast<std::uint32_t>(digest[i + 1])
                                                                                  << 8;

@@ -31,11 +31,13 @@ TEST(Sha1, MatchesThePublishedVectors) {
 TEST(Sha1, AnySplitOfTheMessageGivesTheSameDigest) {
     for (std::size_t length : {55u, 56u, 57u, 63u, 64u, 65u, 119u, 120u, 200u}) {
         std::string message;
-        for (std::size_t i = 0; i < length; ++i) message.push_back(static_cast<char>('a' + i % 26));
+        for (std::size_t i = 0; i < length; ++i)
+            message.push_back(static_cast<char>('a' + i % 26));
         const Sha1::Digest whole = Sha1::hash(message);
         for (std::size_t piece = 1; piece <= 70; ++piece) {
             Sha1 sha;
-            for (std::size_t at = 0; at < message.size(); at += piece) sha.add(std::string_view(message).substr(at, piece));
+            for (std::size_t at = 0; at < message.size(); at += piece)
+                sha.add(std::string_view(message).substr(at, piece));
             EXPECT_EQ(sha.finish(), whole) << length << " in pieces of " << piece;
         }
     }

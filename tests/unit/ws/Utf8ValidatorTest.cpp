@@ -13,7 +13,8 @@ namespace {
 
 std::string bytes(std::initializer_list<int> values) {
     std::string out;
-    for (int value : values) out.push_back(static_cast<char>(value));
+    for (int value : values)
+        out.push_back(static_cast<char>(value));
     return out;
 }
 
@@ -48,11 +49,10 @@ std::optional<std::size_t> firstFailure(const std::string& text) {
 }
 
 TEST(Utf8Validator, AcceptsTheBoundariesOfEveryLength) {
-    for (const std::string& text : {std::string(), std::string("plain ASCII, longer than one word"),
-                                    bytes({0xC2, 0x80}), bytes({0xDF, 0xBF}), bytes({0xE0, 0xA0, 0x80}),
-                                    bytes({0xED, 0x9F, 0xBF}), bytes({0xEE, 0x80, 0x80}), bytes({0xEF, 0xBF, 0xBF}),
-                                    bytes({0xF0, 0x90, 0x80, 0x80}), bytes({0xF4, 0x8F, 0xBF, 0xBF}),
-                                    std::string("κόσμε, 世界, 🎉 and text")}) {
+    for (const std::string& text :
+         {std::string(), std::string("plain ASCII, longer than one word"), bytes({0xC2, 0x80}), bytes({0xDF, 0xBF}),
+          bytes({0xE0, 0xA0, 0x80}), bytes({0xED, 0x9F, 0xBF}), bytes({0xEE, 0x80, 0x80}), bytes({0xEF, 0xBF, 0xBF}),
+          bytes({0xF0, 0x90, 0x80, 0x80}), bytes({0xF4, 0x8F, 0xBF, 0xBF}), std::string("κόσμε, 世界, 🎉 and text")}) {
         EXPECT_TRUE(Utf8Validator::isValid(text)) << testing::PrintToString(text);
     }
 }
@@ -63,18 +63,18 @@ TEST(Utf8Validator, RefusesAtTheFirstByteNoValidTextHasThere) {
         std::size_t failsAt;
     };
     const Case cases[] = {
-        {bytes({0x80}), 0},                        // a continuation byte with no lead
-        {bytes({0xC0, 0x80}), 0},                  // overlong two-byte form of U+0000
-        {bytes({0xC1, 0xBF}), 0},                  // overlong
-        {bytes({'a', 0xE0, 0x9F, 0xBF}), 2},       // overlong three-byte form
-        {bytes({0xED, 0xA0, 0x80}), 1},            // a surrogate, U+D800
-        {bytes({0xED, 0xBF, 0xBF}), 1},            // a surrogate, U+DFFF
-        {bytes({0xF0, 0x8F, 0xBF, 0xBF}), 1},      // overlong four-byte form
-        {bytes({0xF4, 0x90, 0x80, 0x80}), 1},      // U+110000
-        {bytes({0xF5, 0x80, 0x80, 0x80}), 0},      // past U+10FFFF
-        {bytes({0xFF}), 0},                        // never UTF-8
-        {bytes({0xE2, 0x82, 0x41}), 2},            // cut short by ASCII
-        {bytes({0xE2, 0xE2, 0x82, 0xAC}), 1},      // cut short by another lead byte
+        {bytes({0x80}), 0},                    // a continuation byte with no lead
+        {bytes({0xC0, 0x80}), 0},              // overlong two-byte form of U+0000
+        {bytes({0xC1, 0xBF}), 0},              // overlong
+        {bytes({'a', 0xE0, 0x9F, 0xBF}), 2},   // overlong three-byte form
+        {bytes({0xED, 0xA0, 0x80}), 1},        // a surrogate, U+D800
+        {bytes({0xED, 0xBF, 0xBF}), 1},        // a surrogate, U+DFFF
+        {bytes({0xF0, 0x8F, 0xBF, 0xBF}), 1},  // overlong four-byte form
+        {bytes({0xF4, 0x90, 0x80, 0x80}), 1},  // U+110000
+        {bytes({0xF5, 0x80, 0x80, 0x80}), 0},  // past U+10FFFF
+        {bytes({0xFF}), 0},                    // never UTF-8
+        {bytes({0xE2, 0x82, 0x41}), 2},        // cut short by ASCII
+        {bytes({0xE2, 0xE2, 0x82, 0xAC}), 1},  // cut short by another lead byte
         {std::string(20, 'x') + bytes({0xC3}) + "y", 21},
     };
     for (const Case& c : cases) {
@@ -144,14 +144,15 @@ TEST(Utf8Validator, AgreesWithADecoderOnEverySequenceOfUpToThreeBytes) {
 TEST(Utf8Validator, AgreesWithADecoderOnRandomLongerTexts) {
     std::mt19937 random(20261201);
     // Bytes weighted toward the interesting ranges, so that random texts are often valid and often nearly so.
-    const std::vector<int> alphabet = {'a', ' ', 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0,
-                                       0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xC0, 0xFF};
+    const std::vector<int> alphabet = {'a',  ' ',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF,
+                                       0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xC0, 0xFF};
     std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
     std::uniform_int_distribution<std::size_t> length(0, 24);
     int valid = 0;
     for (int round = 0; round < 200000; ++round) {
         std::string text;
-        for (std::size_t n = length(random); n > 0; --n) text.push_back(static_cast<char>(alphabet[pick(random)]));
+        for (std::size_t n = length(random); n > 0; --n)
+            text.push_back(static_cast<char>(alphabet[pick(random)]));
         const bool expected = referenceIsUtf8(text);
         valid += expected ? 1 : 0;
         ASSERT_EQ(Utf8Validator::isValid(text), expected) << testing::PrintToString(text);

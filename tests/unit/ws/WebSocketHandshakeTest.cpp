@@ -76,9 +76,9 @@ TEST(WebSocketHandshake, AKeyIsTheBase64OfSixteenBytes) {
     EXPECT_TRUE(isValidKey("AAAAAAAAAAAAAAAAAAAAAA=="));
     EXPECT_TRUE(isValidKey("/////////////////////w=="));
     // Wrong length, wrong padding, a byte outside the alphabet, and a last character with stray bits set.
-    for (const char* key : {"dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ===", "dGhlIHNhbXBsZSBub25jZQ=A",
-                            "dGhlIHNhbXBsZSBub25jZ===", "dGhlIHNhbXBsZSBub25jZ-==", "dGhlIHNhbXBsZSBub25jZR==",
-                            "dGhlIHNhbXBsZSBub25jZ\x80=="}) {
+    for (const char* key :
+         {"dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ===", "dGhlIHNhbXBsZSBub25jZQ=A", "dGhlIHNhbXBsZSBub25jZ===",
+          "dGhlIHNhbXBsZSBub25jZ-==", "dGhlIHNhbXBsZSBub25jZR==", "dGhlIHNhbXBsZSBub25jZ\x80=="}) {
         EXPECT_FALSE(isValidKey(key)) << key;
     }
 }
