@@ -32,6 +32,10 @@ public:
     void commit(std::size_t bytes) noexcept { end_ += bytes; }
     // Drops `bytes` from the front.
     void consume(std::size_t bytes) noexcept;
+    // Keeps the first `size` bytes (at most size()), dropping the rest from the back.
+    void truncate(std::size_t size) noexcept {
+        if (size < this->size()) end_ = begin_ + size;
+    }
     void clear() noexcept { begin_ = end_ = 0; }
     // Frees the storage.
     void release() noexcept;

@@ -19,6 +19,18 @@ TEST(ByteBuffer, AppendsAndConsumesInOrder) {
     EXPECT_TRUE(buffer.empty());
 }
 
+TEST(ByteBuffer, TruncateKeepsTheFrontBytes) {
+    ByteBuffer buffer;
+    buffer.append("headbody");
+    buffer.consume(2);
+    buffer.truncate(4);
+    EXPECT_EQ(buffer.view(), "adbo");
+    buffer.truncate(10);  // longer than what it holds: nothing changes
+    EXPECT_EQ(buffer.view(), "adbo");
+    buffer.truncate(0);
+    EXPECT_TRUE(buffer.empty());
+}
+
 TEST(ByteBuffer, KeepsItsCapacityWhenDrained) {
     ByteBuffer buffer;
     buffer.append(std::string(1000, 'x'));
