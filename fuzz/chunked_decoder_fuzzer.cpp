@@ -8,6 +8,8 @@
 // contract: consumed within the input, the payload a view inside the consumed bytes, progress on every NeedMore.
 #include "http/ChunkedDecoder.h"
 
+#include "FuzzSupport.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,14 +23,6 @@
 namespace {
 
 using namespace loopwire;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 struct Outcome {
     ParseStatus status = ParseStatus::NeedMore;

@@ -7,6 +7,8 @@
 // accepted with the very same agreement (the answer is a valid offer of what was agreed).
 #include "ws/DeflateNegotiation.h"
 
+#include "FuzzSupport.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,14 +20,6 @@
 namespace {
 
 using namespace loopwire::ws;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 }  // namespace
 

@@ -8,6 +8,8 @@
 // the limit, continuations only inside a message.
 #include "ws/FrameParser.h"
 
+#include "FuzzSupport.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,14 +22,6 @@
 namespace {
 
 using namespace loopwire::ws;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 struct Checker {
     Checker(std::uint64_t messageLimit, bool allowed) : limit(messageLimit), rsv1Allowed(allowed) {}
@@ -84,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static constexpr std::uint64_t kLimits[] = {0, 125, 4096, 1 << 20};
     const bool rsv1Allowed = (data[0] & 1) != 0;
     const std::uint64_t limit = kLimits[(data[0] >> 1) & 3];
-    std::uint32_t seed = (data[0] >> 3) * 2654435761u + 7;
+    const std::uint32_t seed = (data[0] >> 3) * 2654435761u + 7;
     const std::string_view stream(reinterpret_cast<const char*>(data + 1), size - 1);
 
     Checker whole(limit, rsv1Allowed);
@@ -95,10 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Checker split(limit, rsv1Allowed);
     FrameParser splitParser(limit, rsv1Allowed);
     FrameError splitError = FrameError::None;
+    loopwire::fuzz::PieceSizes pieces(seed, 32);
     for (std::size_t at = 0; at < stream.size() && splitError == FrameError::None;) {
-        seed = seed * 1103515245u + 12345u;
-        std::size_t piece = 1 + (seed >> 16) % 32;
-        if (piece > stream.size() - at) piece = stream.size() - at;
+        const std::size_t piece = pieces.next(stream.size() - at);
         std::unique_ptr<char[]> exact(new char[piece]);
         std::memcpy(exact.get(), stream.data() + at, piece);
         splitError = splitParser.parse(exact.get(), piece, split);

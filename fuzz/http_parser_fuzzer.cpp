@@ -8,6 +8,8 @@
 // input so that the sanitizer sees any read past it, and every result is checked against the contract:
 // consumed within the input, views within the head, names lower-case tokens, values without OWS at either end.
 #include "http/ChunkedDecoder.h"
+
+#include "FuzzSupport.h"
 #include "http/HttpParser.h"
 
 #include <cstddef>
@@ -23,14 +25,6 @@
 namespace {
 
 using namespace loopwire;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 bool isTokenChar(char c) {
     const auto u = static_cast<unsigned char>(c);

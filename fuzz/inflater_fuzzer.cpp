@@ -8,6 +8,8 @@
 // exactly when it fits the bound, and be TooBig when it does not.
 #include "ws/Inflater.h"
 
+#include "FuzzSupport.h"
+
 #include <zlib.h>
 
 #include <cstddef>
@@ -23,14 +25,6 @@ namespace {
 
 using loopwire::ByteBuffer;
 using loopwire::ws::Inflater;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 // Raw deflate of text with a sync flush, its 00 00 FF FF tail removed.
 std::string compress(std::string_view text, int windowBits) {
@@ -58,12 +52,10 @@ Outcome inflateInPieces(std::string_view compressed, std::uint8_t bits, bool tak
     FUZZ_CHECK(inflater.ready());
     ByteBuffer out;
     Outcome outcome;
+    loopwire::fuzz::PieceSizes pieces(seed, 64);
     for (std::size_t at = 0; at < compressed.size();) {
-        std::size_t piece = compressed.size() - at;
-        if (seed != 0) {
-            seed = seed * 1103515245u + 12345u;
-            piece = std::min<std::size_t>(piece, 1 + (seed >> 16) % 64);
-        }
+        const std::size_t left = compressed.size() - at;
+        const std::size_t piece = seed == 0 ? left : pieces.next(left);
         std::unique_ptr<char[]> exact(new char[piece]);
         std::memcpy(exact.get(), compressed.data() + at, piece);
         outcome.result = inflater.add(std::string_view(exact.get(), piece), out, bound);

@@ -7,6 +7,8 @@
 // exactly sized heap copy, so that the sanitizer sees any read past it.
 #include "ws/Utf8Validator.h"
 
+#include "FuzzSupport.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,14 +20,6 @@
 namespace {
 
 using loopwire::Utf8Validator;
-
-#define FUZZ_CHECK(condition)                                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-            std::abort();                                                                      \
-        }                                                                                      \
-    } while (false)
 
 // The length of the longest prefix of text that is whole characters or the valid start of one, and whether the
 // whole text is valid UTF-8.
@@ -71,7 +65,7 @@ Reference decode(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    std::uint32_t seed = data[0] * 2654435761u + 1;
+    loopwire::fuzz::PieceSizes pieces(data[0] * 2654435761u + 1, 16);
     const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
     const Reference expected = decode(text);
 
@@ -81,9 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t fed = 0;
     bool ok = true;
     while (fed < text.size() && ok) {
-        seed = seed * 1103515245u + 12345u;
-        std::size_t piece = 1 + (seed >> 16) % 16;
-        if (piece > text.size() - fed) piece = text.size() - fed;
+        const std::size_t piece = pieces.next(text.size() - fed);
         std::unique_ptr<char[]> exact(new char[piece]);
         std::memcpy(exact.get(), text.data() + fed, piece);
         ok = validator.feed(std::string_view(exact.get(), piece));
