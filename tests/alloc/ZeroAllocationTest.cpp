@@ -6,6 +6,7 @@
 // backends.
 #include "../integration/TestClient.h"
 #include "../integration/TestServer.h"
+#include "pubsub/TopicTree.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -170,6 +172,30 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
         std::size_t after = gServerAllocations.load();
         EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " requests";
     }
+}
+
+// Pub/sub: once its buffers have grown to a batch, publishing to many subscribers and draining allocate nothing.
+TEST(ZeroAllocation, PublishAndDrainAllocateNothingAfterTheFirstBatch) {
+    struct Subscriber {};
+    loopwire::TopicTree<Subscriber> tree;
+    std::vector<Subscriber> subscribers(1000);
+    for (Subscriber& subscriber : subscribers)
+        tree.subscribe(&subscriber, "room");
+    const std::string message(200, 'm');
+    std::size_t delivered = 0;
+    auto batch = [&] {
+        for (int i = 0; i < 8; ++i)
+            tree.publish("room", message, &subscribers[static_cast<std::size_t>(i)]);
+        tree.drain([&](Subscriber*, const std::vector<std::string_view>& messages) { delivered += messages.size(); });
+    };
+    batch();
+    const std::size_t before = gServerAllocations.load();
+    tCountAllocations = true;
+    for (int round = 0; round < 100; ++round)
+        batch();
+    tCountAllocations = false;
+    EXPECT_EQ(gServerAllocations.load() - before, 0u);
+    EXPECT_EQ(delivered, 101u * (8u * 1000u - 8u));
 }
 
 // The counter itself must work, or the test above proves nothing.
