@@ -125,19 +125,10 @@ bool HttpResponse::hasResponded() const noexcept { return connectionOf(this).res
 
 bool HttpResponse::refusedWrite() const noexcept { return connectionOf(this).refusedWrite(); }
 
-bool HttpResponse::isValidHeaderName(std::string_view name) noexcept {
-    if (name.empty()) return false;
-    for (unsigned char c : name) {
-        if (!http_syntax::isTokenChar(c)) return false;
-    }
-    return true;
-}
+bool HttpResponse::isValidHeaderName(std::string_view name) noexcept { return http_syntax::isToken(name); }
 
 bool HttpResponse::isValidHeaderValue(std::string_view value) noexcept {
-    for (unsigned char c : value) {
-        if (c == '\r' || c == '\n' || c == '\0') return false;
-    }
-    return true;
+    return http_syntax::hasNoLineBreakOrNul(value);
 }
 
 bool HttpResponse::beginCork() { return connectionOf(this).beginCork(); }

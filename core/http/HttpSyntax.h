@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace loopwire::http_syntax {
@@ -30,6 +32,49 @@ constexpr bool isTokenChar(unsigned c) noexcept {
         default:
             return false;
     }
+}
+
+// isTokenChar as a table, for the loops that check every byte of a name.
+struct TokenTable {
+    bool isToken[256];
+};
+constexpr TokenTable makeTokenTable() noexcept {
+    TokenTable table{};
+    for (unsigned c = 0; c < 256; ++c)
+        table.isToken[c] = isTokenChar(c);
+    return table;
+}
+inline constexpr TokenTable kTokenTable = makeTokenTable();
+
+// Whether text is a token (RFC 9110 section 5.6.2): a header name, a method. Empty is not.
+inline bool isToken(std::string_view text) noexcept {
+    if (text.empty()) return false;
+    for (unsigned char c : text) {
+        if (!kTokenTable.isToken[c]) return false;
+    }
+    return true;
+}
+
+// Whether a field value (or a status line) written into a response holds no CR, LF or NUL, which would end the
+// line early or split the response.
+inline bool hasNoLineBreakOrNul(std::string_view value) noexcept {
+    // Eight bytes at a time: (x - 0x01...) & ~x & 0x80... is non-zero exactly when some byte of x is zero, and an
+    // XOR with a repeated byte turns the bytes equal to it into zeros.
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+    const auto hasZeroByte = [](std::uint64_t x) { return ((x - kOnes) & ~x & kHighBits) != 0; };
+    std::size_t i = 0;
+    for (; i + 8 <= value.size(); i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, value.data() + i, sizeof word);
+        if (hasZeroByte(word) || hasZeroByte(word ^ (kOnes * '\r')) || hasZeroByte(word ^ (kOnes * '\n'))) {
+            return false;
+        }
+    }
+    for (; i < value.size(); ++i) {
+        if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return false;
+    }
+    return true;
 }
 
 // Whether text equals lower, ASCII letters compared without case (lower is lower-case: a field name, a token).
