@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Checks (default) or applies (--fix) clang-format on every C++ file the repository tracks.
+# Checks (default) or applies (--fix) clang-format on every C++ file of the repository: tracked ones, and new ones
+# not yet added (untracked files that .gitignore does not exclude), so that a file is formatted before its first
+# commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-files=$(git ls-files '*.cpp' '*.h')
+files=$(git ls-files --cached --others --exclude-standard '*.cpp' '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i $files
   exit 0
