@@ -1,8 +1,8 @@
 // ClosePayload: the body of a WebSocket Close frame (RFC 6455 section 5.5.1), read and written.
 //
 // A close payload is empty, or a two-byte status code followed by a UTF-8 reason. read() checks what a peer sent:
-// a one-byte payload, a code no endpoint may send (section 7.4: below 1000, 1004 to 1006, 1015, 1016 to 2999
-// unassigned, 5000 and up) and a reason that is not UTF-8 are errors, each with the code the server closes with
+// a one-byte payload, a code no endpoint may send (section 7.4: below 1000, 1004 to 1006, 1012 to 2999, which the
+// RFC reserves, 5000 and up) and a reason that is not UTF-8 are errors, each with the code the server closes with
 // (1002, or 1007 for the reason). write() formats the payload the server sends, cutting the reason to fit a
 // control frame (123 bytes) on a character boundary. Pure: no allocation, no I/O.
 #pragma once
