@@ -1,6 +1,7 @@
 'use strict';
 // The public module: the native API, plus the parts uWebSockets.js v20 also writes in JavaScript.
 
+const { COMPRESSION } = require('./compression.js');
 const { DeclarativeResponse } = require('./DeclarativeResponse.js');
 const { getParts } = require('./getParts.js');
 
@@ -14,6 +15,7 @@ function createApi(native) {
     LIBUS_LISTEN_EXCLUSIVE_PORT: native.LIBUS_LISTEN_EXCLUSIVE_PORT,
     getParts,
     DeclarativeResponse,
+    ...COMPRESSION,
   };
   if (typeof native._counters === 'function') api._counters = native._counters;
   return api;

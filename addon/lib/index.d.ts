@@ -166,6 +166,32 @@ export function us_socket_local_port(listenSocket: us_listen_socket): number;
 /** The options bit that refuses to share the port (no SO_REUSEPORT). */
 export const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
 
+/**
+ * Compression options of a WebSocket behaviour, with uWebSockets.js v20's values: a compressor (low byte) and a
+ * decompressor (bits 8-11) combined with |. WebSocket support itself is not in this version yet.
+ */
+export type CompressOptions = number;
+export const DISABLED: CompressOptions;
+export const SHARED_COMPRESSOR: CompressOptions;
+export const SHARED_DECOMPRESSOR: CompressOptions;
+export const DEDICATED_COMPRESSOR_3KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_4KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_8KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_16KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_32KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_64KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_128KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_256KB: CompressOptions;
+export const DEDICATED_COMPRESSOR: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_512B: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_1KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_2KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_4KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_8KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_16KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_32KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR: CompressOptions;
+
 /** One part of a multipart body. */
 export interface MultipartField {
     data: ArrayBuffer;

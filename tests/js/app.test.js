@@ -34,6 +34,20 @@ test('App() returns a uWS.App, with or without new, and checks its options', () 
   assert.equal(uWS.LIBUS_LISTEN_EXCLUSIVE_PORT, 1);
 });
 
+test('the compression constants have uWebSockets.js v20\'s values', () => {
+  // Read from the uwebsockets@3.0.6 binary.
+  const expected = {
+    DISABLED: 0, SHARED_COMPRESSOR: 1, SHARED_DECOMPRESSOR: 256, DEDICATED_COMPRESSOR: 248,
+    DEDICATED_COMPRESSOR_3KB: 145, DEDICATED_COMPRESSOR_4KB: 146, DEDICATED_COMPRESSOR_8KB: 163,
+    DEDICATED_COMPRESSOR_16KB: 180, DEDICATED_COMPRESSOR_32KB: 197, DEDICATED_COMPRESSOR_64KB: 214,
+    DEDICATED_COMPRESSOR_128KB: 231, DEDICATED_COMPRESSOR_256KB: 248, DEDICATED_DECOMPRESSOR: 3840,
+    DEDICATED_DECOMPRESSOR_32KB: 3840, DEDICATED_DECOMPRESSOR_16KB: 3584, DEDICATED_DECOMPRESSOR_8KB: 3328,
+    DEDICATED_DECOMPRESSOR_4KB: 3072, DEDICATED_DECOMPRESSOR_2KB: 2816, DEDICATED_DECOMPRESSOR_1KB: 2560,
+    DEDICATED_DECOMPRESSOR_512B: 2304,
+  };
+  for (const [name, value] of Object.entries(expected)) assert.equal(uWS[name], value, name);
+});
+
 test('every route method answers its own method, and any answers the rest', async (t) => {
   const methods = { get: 'GET', post: 'POST', put: 'PUT', del: 'DELETE', patch: 'PATCH', options: 'OPTIONS',
                     head: 'HEAD', trace: 'TRACE' };

@@ -1,6 +1,8 @@
 // A typed program against loopwire's index.d.ts; types.test.js checks it with tsc --noEmit.
 import {
   App,
+  CompressOptions,
+  DEDICATED_DECOMPRESSOR,
   DeclarativeResponse,
   HttpRequest,
   HttpResponse,
@@ -8,6 +10,7 @@ import {
   ListenOptions,
   MultipartField,
   RecognizedString,
+  SHARED_COMPRESSOR,
   TemplatedApp,
   getParts,
   us_listen_socket,
@@ -81,3 +84,6 @@ app.missingServerName((hostname: string) => { void hostname; })
   .addServerName('example.com', { key_file_name: 'key.pem', cert_file_name: 'cert.pem' })
   .removeServerName('example.com')
   .domain('example.com');
+
+const compression: CompressOptions = SHARED_COMPRESSOR | DEDICATED_DECOMPRESSOR;
+void compression;
