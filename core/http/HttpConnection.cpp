@@ -308,7 +308,11 @@ void HttpConnection::corkForHeaders() {
 }
 
 void HttpConnection::ensureStatus() {
-    if (!statusWritten_) writeStatusLine("200 OK");
+    // The default status is a constant: one write, and none of the checks a handler's status needs.
+    if (statusWritten_) return;
+    write("HTTP/1.1 200 OK\r\n");
+    noBodyStatus_ = false;
+    statusWritten_ = true;
 }
 
 namespace {

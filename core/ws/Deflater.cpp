@@ -1,7 +1,10 @@
 #include "ws/Deflater.h"
 
+#include "ws/DeflateNegotiation.h"
+
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -24,8 +27,8 @@ struct Deflater::Stream {
 Deflater::Deflater(std::uint8_t windowBits, std::uint8_t memLevel, bool contextTakeover)
     : stream_(new (std::nothrow) Stream), contextTakeover_(contextTakeover) {
     if (stream_ == nullptr) return;
-    const int bits = windowBits < 9 ? 9 : windowBits > 15 ? 15 : windowBits;
-    const int level = memLevel < 1 ? 1 : memLevel > 9 ? 9 : memLevel;
+    const int bits = std::clamp(windowBits, kMinCompressorWindowBits, kMaxWindowBits);
+    const int level = std::clamp<int>(memLevel, 1, 9);
     if (deflateInit2(&stream_->z, kLevel, Z_DEFLATED, -bits, level, Z_DEFAULT_STRATEGY) != Z_OK) {
         delete stream_;
         stream_ = nullptr;

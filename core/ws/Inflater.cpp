@@ -1,7 +1,10 @@
 #include "ws/Inflater.h"
 
+#include "ws/DeflateNegotiation.h"
+
 #include <zlib.h>
 
+#include <algorithm>
 #include <new>
 
 namespace loopwire::ws {
@@ -24,7 +27,7 @@ Inflater::Inflater(std::uint8_t windowBits, bool contextTakeover)
     if (stream_ == nullptr) return;
     // Negative window bits: raw deflate, no zlib header. Inflating with a window at least as large as the
     // sender's is always safe; zlib wants 9 or more with some versions, so 8 is read as 9.
-    const int bits = windowBits < 9 ? 9 : windowBits > 15 ? 15 : windowBits;
+    const int bits = std::clamp(windowBits, kMinCompressorWindowBits, kMaxWindowBits);
     if (inflateInit2(&stream_->z, -bits) != Z_OK) {
         delete stream_;
         stream_ = nullptr;
