@@ -4,7 +4,6 @@
 // mean the same thing on loopwire. The low byte describes the compressor: 0 none, 1 one shared by every
 // connection (no context between messages), or (window bits << 4) | zlib memory level for a dedicated one. Bits
 // 8-11 describe the decompressor: 0 none, 1 shared, or its window bits. A behaviour combines one of each with |.
-// (WebSocket support itself is not in this version yet; see docs/differences.md.)
 
 const dedicatedCompressor = (windowBits, memLevel) => (windowBits << 4) | memLevel;
 const dedicatedDecompressor = (windowBits) => windowBits << 8;

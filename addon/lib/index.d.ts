@@ -1,4 +1,5 @@
-// Types of require('loopwire') / import 'loopwire': the HTTP API of uWebSockets.js v20, served by loopwire.
+// Types of require('loopwire') / import 'loopwire': the HTTP and WebSocket API of uWebSockets.js v20, served by
+// loopwire.
 // See docs/guide.md, docs/App.md, docs/HttpResponse.md, docs/HttpRequest.md and docs/differences.md.
 
 /**
@@ -10,6 +11,73 @@ export type RecognizedString = string | ArrayBuffer | SharedArrayBuffer | ArrayB
 /** The token app.listen hands to its callback; pass it to us_listen_socket_close or us_socket_local_port. */
 export interface us_listen_socket {
     readonly __loopwireListenSocket?: never;
+}
+
+/** The `context` an upgrade handler receives, for res.upgrade. */
+export interface us_socket_context_t {
+    readonly __loopwireSocketContext?: never;
+}
+
+/**
+ * One WebSocket connection, from `open` to `close`. From the moment its close handler runs (also inside it, and
+ * after end() or close()) every method but getUserData throws an Error. The user data given to res.upgrade is
+ * copied onto it: getUserData() returns the WebSocket itself.
+ */
+export type WebSocket<UserData> = UserData & {
+    /** Sends a message (text unless isBinary). Returns 0 (backpressure: wait for drain), 1 (sent) or 2 (dropped). */
+    send(message: RecognizedString, isBinary?: boolean, compress?: boolean): number;
+    /** A message in fragments: first, any number of middle ones, last. Fragments are not compressed. */
+    sendFirstFragment(message: RecognizedString, isBinary?: boolean, compress?: boolean): number;
+    sendFragment(message: RecognizedString, compress?: boolean): number;
+    sendLastFragment(message: RecognizedString, compress?: boolean): number;
+    /** Sends a close frame with code and message; the close handler runs before this returns. */
+    end(code?: number, shortMessage?: RecognizedString): void;
+    /** Closes at once, without a close frame; the close handler runs (code 1006) before this returns. */
+    close(): void;
+    /** Sends a ping (at most 125 bytes). Returns the send status. */
+    ping(message?: RecognizedString): number;
+    subscribe(topic: RecognizedString): boolean;
+    unsubscribe(topic: RecognizedString): boolean;
+    isSubscribed(topic: RecognizedString): boolean;
+    getTopics(): string[];
+    /** Sends to every other subscriber of topic, after the current callbacks. Returns whether there is any. */
+    publish(topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean): boolean;
+    /** Runs cb with the socket corked: what it sends leaves in one write. */
+    cork(cb: () => void): WebSocket<UserData>;
+    getBufferedAmount(): number;
+    getRemoteAddress(): ArrayBuffer;
+    getRemoteAddressAsText(): ArrayBuffer;
+    getRemotePort(): number;
+    getUserData(): UserData;
+};
+
+/** What app.ws(pattern, behavior) does with the WebSockets of a route; every field is optional. */
+export interface WebSocketBehavior<UserData> {
+    /** Compressor and decompressor constants combined with |; DISABLED by default. */
+    compression?: CompressOptions;
+    /** The longest message accepted (after inflation): longer closes with 1009. 16 KiB by default. */
+    maxPayloadLength?: number;
+    /** Seconds without a frame from the peer before closing: 0, or 8 to 960 (120 by default). */
+    idleTimeout?: number;
+    /** Unsent bytes past which messages are dropped (64 KiB by default; 0: no limit). */
+    maxBackpressure?: number;
+    closeOnBackpressureLimit?: boolean;
+    resetIdleTimeoutOnSend?: boolean;
+    sendPingsAutomatically?: boolean;
+    /** Minutes after which the connection is closed (0: never; at most 240). */
+    maxLifetime?: number;
+    /** Answers the upgrade request: res.upgrade(userData, key, protocol, extensions, context), or an HTTP refusal. */
+    upgrade?: (res: HttpResponse, req: HttpRequest, context: us_socket_context_t) => void | Promise<void>;
+    open?: (ws: WebSocket<UserData>) => void | Promise<void>;
+    /** The message is lent: its ArrayBuffer is detached when the handler returns (copy what you keep). */
+    message?: (ws: WebSocket<UserData>, message: ArrayBuffer, isBinary: boolean) => void | Promise<void>;
+    dropped?: (ws: WebSocket<UserData>, message: ArrayBuffer, isBinary: boolean) => void | Promise<void>;
+    drain?: (ws: WebSocket<UserData>) => void;
+    ping?: (ws: WebSocket<UserData>, message: ArrayBuffer) => void;
+    pong?: (ws: WebSocket<UserData>, message: ArrayBuffer) => void;
+    /** Runs once, last; the ws can no longer be used (only read). */
+    close?: (ws: WebSocket<UserData>, code: number, message: ArrayBuffer) => void;
+    subscription?: (ws: WebSocket<UserData>, topic: ArrayBuffer, newCount: number, oldCount: number) => void;
 }
 
 /** Options of App(). The TLS options of uWebSockets.js are accepted and ignored by a plain App. */
@@ -73,6 +141,13 @@ export interface HttpResponse {
     collectBody(maxSize: number, handler: (fullBody: ArrayBuffer | null) => void): HttpResponse;
     /** Runs cb with the connection corked: everything written in it leaves in one system call. */
     cork(cb: () => void): HttpResponse;
+    /**
+     * Switches the connection to a WebSocket of the route whose upgrade handler received `context` (call it there,
+     * or later after onAborted). userData's own properties are copied onto the WebSocket; the open handler runs
+     * before this returns, and res can no longer be used.
+     */
+    upgrade<UserData>(userData: UserData, secWebSocketKey: RecognizedString, secWebSocketProtocol: RecognizedString,
+                      secWebSocketExtensions: RecognizedString, context: us_socket_context_t): void;
     /** Stops reading the request (body) until resume(). */
     pause(): HttpResponse;
     /** Reads the request (body) again. */
@@ -142,6 +217,12 @@ export interface TemplatedApp {
     trace(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
     /** Every method. */
     any(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    /** A WebSocket route (GET requests that ask for a WebSocket; others go to the next route). */
+    ws<UserData>(pattern: RecognizedString, behavior: WebSocketBehavior<UserData>): TemplatedApp;
+    /** Sends to every subscriber of topic, after the current callbacks. Returns whether it has any. */
+    publish(topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean): boolean;
+    /** The number of WebSockets subscribed to topic. */
+    numSubscribers(topic: RecognizedString): number;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
     /** Server names (SNI), as in uWebSockets.js. A plain App has no TLS: these are accepted and change nothing. */
@@ -168,7 +249,7 @@ export const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
 
 /**
  * Compression options of a WebSocket behaviour, with uWebSockets.js v20's values: a compressor (low byte) and a
- * decompressor (bits 8-11) combined with |. WebSocket support itself is not in this version yet.
+ * decompressor (bits 8-11) combined with |.
  */
 export type CompressOptions = number;
 export const DISABLED: CompressOptions;

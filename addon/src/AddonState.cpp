@@ -7,6 +7,7 @@
 #include "ListenSocketWrap.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
+#include "WebSocketWrap.h"
 
 #include <loopwire/App.h>
 #include <loopwire/SharedBlock.h>
@@ -75,6 +76,10 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
     requestBoilerplate_ =
         Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
     receiver_ = Handle<v8::Object>(isolate_, context->Global());
+    webSocketBoilerplate_ = Handle<v8::Object>(
+        isolate_, WebSocketWrap::createBoilerplate(context, WebSocketWrap::createClass(isolate_, data)));
+    upgradeContextClass_ =
+        Handle<v8::FunctionTemplate>(isolate_, ClassBuilder(isolate_, data, "uWS.WebSocketContext", 1).build());
     appTemplate_ = Handle<v8::ObjectTemplate>(isolate_, AppWrap::createClass(isolate_, data)->InstanceTemplate());
     v8::Local<v8::FunctionTemplate> listenSocket = ListenSocketWrap::createClass(isolate_, data);
     listenSocketClass_ = Handle<v8::FunctionTemplate>(isolate_, listenSocket);

@@ -58,6 +58,10 @@ public:
     v8::Local<v8::Object> requestBoilerplate() const { return requestBoilerplate_.get(isolate_); }
     // The global object: `this` of the callbacks the loop calls.
     v8::Local<v8::Object> receiver() const { return receiver_.get(isolate_); }
+    // The ws object every WebSocket is cloned from (WebSocketWrap), and the class of the `context` an upgrade
+    // handler receives.
+    v8::Local<v8::Object> webSocketBoilerplate() const { return webSocketBoilerplate_.get(isolate_); }
+    v8::Local<v8::FunctionTemplate> upgradeContextClass() const { return upgradeContextClass_.get(isolate_); }
     v8::Local<v8::ObjectTemplate> appTemplate() const { return appTemplate_.get(isolate_); }
     v8::Local<v8::ObjectTemplate> listenSocketTemplate() const { return listenSocketTemplate_.get(isolate_); }
     v8::Local<v8::FunctionTemplate> listenSocketClass() const { return listenSocketClass_.get(isolate_); }
@@ -106,6 +110,8 @@ private:
     Handle<v8::Object> responseBoilerplate_;
     Handle<v8::Object> requestBoilerplate_;
     Handle<v8::Object> receiver_;
+    Handle<v8::Object> webSocketBoilerplate_;
+    Handle<v8::FunctionTemplate> upgradeContextClass_;
     Handle<v8::ObjectTemplate> appTemplate_;
     Handle<v8::ObjectTemplate> listenSocketTemplate_;
     Handle<v8::FunctionTemplate> listenSocketClass_;

@@ -8,6 +8,7 @@
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
 #include "V8Compat.h"
+#include "WebSocketEvents.h"
 
 #include <cstdio>
 #include <string>
@@ -52,6 +53,8 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("listen_unix", &listenUnix)
         .method("close", &close)
         .method("ws", &ws)
+        .method("publish", &publish)
+        .method("numSubscribers", &numSubscribers)
         .method("addServerName", &addServerName)
         .method("removeServerName", &removeServerName)
         .method("missingServerName", &missingServerName)
@@ -286,9 +289,113 @@ void AppWrap::close(const Args& args) {
     args.GetReturnValue().Set(args.This());
 }
 
-// Takes (pattern, behavior); throws: WebSocket routes are not available in this version.
+namespace {
+
+// Reads behavior.<name> as an integer up to max into *out when it is given; throws and returns false otherwise.
+bool readBehaviorNumber(v8::Isolate* isolate, v8::Local<v8::Object> behavior, const char* name, std::uint32_t max,
+                        std::uint32_t* out) {
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Value> value;
+    if (!behavior->Get(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked()).ToLocal(&value)) return false;
+    if (value->IsUndefined()) return true;
+    std::string what = std::string("app.ws: behavior.") + name;
+    std::optional<std::uint32_t> number = readInteger(isolate, value, max, what.c_str());
+    if (!number) return false;
+    *out = *number;
+    return true;
+}
+
+bool readBehaviorFlag(v8::Isolate* isolate, v8::Local<v8::Object> behavior, const char* name, bool* out) {
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Value> value;
+    if (!behavior->Get(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked()).ToLocal(&value)) return false;
+    if (!value->IsUndefined()) *out = value->BooleanValue(isolate);
+    return true;
+}
+
+}  // namespace
+
+// Takes (pattern: RecognizedString, behavior: WebSocketBehavior); returns this. Every field of uWebSockets.js v20's
+// behaviour is read; a handler that is not a function, or a number out of range (idleTimeout 1 to 7 or over 960,
+// maxLifetime over 240, an unknown compression value), throws.
 void AppWrap::ws(const Args& args) {
-    throwError(args.GetIsolate(), "app.ws: WebSocket routes are not available in this version of loopwire");
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    BytesArgument pattern;
+    if (!pattern.read(isolate, args[0])) return throwTypeError(isolate, "app.ws: pattern must be a string");
+    if (app.dispatchDepth_ > 0) {
+        return throwError(isolate, "app.ws: routes cannot be added or removed while a route handler runs");
+    }
+    if (!args[1]->IsObject()) return throwTypeError(isolate, "app.ws: behavior must be an object");
+    v8::Local<v8::Object> behavior = args[1].As<v8::Object>();
+    constexpr std::uint32_t kMaxUint32 = 0xFFFFFFFF;
+    WebSocketSettings settings;
+    if (!readBehaviorNumber(isolate, behavior, "compression", kMaxUint32, &settings.compression) ||
+        !readBehaviorNumber(isolate, behavior, "maxPayloadLength", kMaxUint32, &settings.maxPayloadLength) ||
+        !readBehaviorNumber(isolate, behavior, "idleTimeout", kMaxUint32, &settings.idleTimeout) ||
+        !readBehaviorNumber(isolate, behavior, "maxBackpressure", kMaxUint32, &settings.maxBackpressure) ||
+        !readBehaviorNumber(isolate, behavior, "maxLifetime", kMaxUint32, &settings.maxLifetime) ||
+        !readBehaviorFlag(isolate, behavior, "closeOnBackpressureLimit", &settings.closeOnBackpressureLimit) ||
+        !readBehaviorFlag(isolate, behavior, "resetIdleTimeoutOnSend", &settings.resetIdleTimeoutOnSend) ||
+        !readBehaviorFlag(isolate, behavior, "sendPingsAutomatically", &settings.sendPingsAutomatically)) {
+        return;
+    }
+    if (const char* invalid = settings.check(); invalid != nullptr) {
+        std::string field = invalid;
+        std::string message = "app.ws: behavior." + field;
+        if (field == "idleTimeout") {
+            message += " must be 0 (none) or 8 to 960 seconds: the timeout sweep runs every 4 seconds";
+        } else if (field == "maxLifetime") {
+            message += " must be 0 (none) to 240 minutes";
+        } else {
+            message += " is not a compression option: combine one compressor and one decompressor constant with |";
+        }
+        return throwRangeError(isolate, message.c_str());
+    }
+    auto events = std::make_unique<JsWebSocketEvents>(app.state_);
+    for (int index = 0; index < JsWebSocketEvents::kCount; ++index) {
+        const char* name = JsWebSocketEvents::kHandlerNames[static_cast<std::size_t>(index)];
+        v8::Local<v8::Value> handler;
+        if (!behavior->Get(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked()).ToLocal(&handler)) return;
+        if (handler->IsUndefined() || handler->IsNull()) continue;
+        if (!handler->IsFunction()) {
+            std::string message = std::string("app.ws: behavior.") + name + " must be a function";
+            return throwTypeError(isolate, message.c_str());
+        }
+        events->setHandler(static_cast<JsWebSocketEvents::HandlerIndex>(index),
+                           Handle<v8::Function>(isolate, handler.As<v8::Function>()));
+    }
+    if (!app.app_.addWebSocketRoute(pattern.view(), settings, std::move(events))) {
+        std::string message = "app.ws: invalid route pattern \"" + std::string(pattern.view()) + "\"";
+        return throwTypeError(isolate, message.c_str());
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean); sends message
+// to every subscriber of topic after the current batch; returns whether the topic has subscribers.
+void AppWrap::publish(const Args& args) {
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    BytesArgument topic;
+    if (!topic.read(isolate, args[0])) return throwTypeError(isolate, "app.publish: topic must be a string");
+    BytesArgument message;
+    if (!message.read(isolate, args[1])) {
+        return throwTypeError(
+            isolate, "app.publish: message must be a string, ArrayBuffer, SharedArrayBuffer or ArrayBufferView");
+    }
+    OpCode opCode = args[2]->BooleanValue(isolate) ? OpCode::Binary : OpCode::Text;
+    args.GetReturnValue().Set(app.app_.publish(topic.view(), message.view(), opCode, args[3]->BooleanValue(isolate)));
+}
+
+// Takes (topic: RecognizedString); returns the number of WebSockets subscribed to it.
+void AppWrap::numSubscribers(const Args& args) {
+    AppWrap& app = unwrap(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    BytesArgument topic;
+    if (!topic.read(isolate, args[0])) return throwTypeError(isolate, "app.numSubscribers: topic must be a string");
+    args.GetReturnValue().Set(static_cast<double>(app.app_.numSubscribers(topic.view())));
 }
 
 // Server names (SNI). uWebSockets.js has these on every App; on a plain App they are accepted and do nothing,

@@ -80,6 +80,8 @@ private:
     static void listenUnix(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void close(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void ws(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void publish(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void numSubscribers(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void addServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void removeServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void missingServerName(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -7,6 +7,8 @@
 #include "NumberArgument.h"
 #include "ResponseCallbacks.h"
 #include "V8Compat.h"
+#include "WebSocketEvents.h"
+#include "WebSocketWrap.h"
 
 #include <cstring>
 #include <optional>
@@ -67,6 +69,7 @@ v8::Local<v8::FunctionTemplate> ResponseWrap::createClass(v8::Isolate* isolate, 
         .method("collectBody", &collectBody)
         .method("onWritable", &onWritable)
         .method("cork", &cork)
+        .method("upgrade", &upgrade)
         .method("pause", &pause)
         .method("resume", &resume)
         .method("getRemoteAddress", &getRemoteAddress)
@@ -315,6 +318,40 @@ void ResponseWrap::cork(const Args& args) {
     // An empty result means the exception is pending: it propagates once this function returns.
     response->cork([&] { callback->Call(context, context->Global(), 0, nullptr).IsEmpty(); });
     args.GetReturnValue().Set(args.This());
+}
+
+// Takes (userData: object, secWebSocketKey, secWebSocketProtocol, secWebSocketExtensions: RecognizedString,
+// context: the upgrade handler's third argument); switches the connection to a WebSocket of that route (its open
+// handler runs before this returns, with userData's own properties copied onto the ws); returns undefined. res is
+// unusable afterwards. Works from the upgrade handler or later, after onAborted.
+void ResponseWrap::upgrade(const Args& args) {
+    HttpResponse* response = unwrap(args, "res.upgrade");
+    if (response == nullptr) return;
+    AddonState& state = AddonState::from(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    if (!args[0]->IsObject() && !args[0]->IsUndefined()) {
+        return throwTypeError(isolate, "res.upgrade: userData must be an object");
+    }
+    BytesArgument key;
+    BytesArgument protocol;
+    BytesArgument extensions;
+    if (!key.read(isolate, args[1])) return throwTypeError(isolate, "res.upgrade: secWebSocketKey must be a string");
+    if (!protocol.read(isolate, args[2])) {
+        return throwTypeError(isolate, "res.upgrade: secWebSocketProtocol must be a string");
+    }
+    if (!extensions.read(isolate, args[3])) {
+        return throwTypeError(isolate, "res.upgrade: secWebSocketExtensions must be a string");
+    }
+    WebSocketContext* context = JsWebSocketEvents::contextOf(state, args[4]);
+    if (context == nullptr) {
+        return throwTypeError(
+            isolate, "res.upgrade: context must be the third argument the ws route's upgrade handler received");
+    }
+    v8::Local<v8::Object> ws;
+    if (!WebSocketWrap::create(state, args[0]).ToLocal(&ws)) return;
+    invalidate(args.This());
+    response->upgradeWith(key.view(), protocol.view(), extensions.view(), context,
+                          &JsWebSocketEvents::constructSocketObject, &ws);
 }
 
 // Takes nothing; stops reading the request (body) until resume(); returns this.

@@ -68,6 +68,7 @@ private:
     static void collectBody(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void onWritable(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void cork(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void upgrade(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void pause(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void resume(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getRemoteAddress(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -30,4 +30,9 @@ inline constexpr std::size_t kMaxOutputBacklogBytes = 64 * 1024;
 // Parameters (":name" segments) in one route pattern.
 inline constexpr std::size_t kMaxRouteParameters = 16;
 
+// Frames in one fragmented WebSocket message. Past it: close 1009. Bytes are bounded by maxPayloadLength
+// already; this bounds the work of a message made of empty fragments (and leaves room for 4 MiB in 64-byte
+// fragments).
+inline constexpr std::size_t kMaxWebSocketFragments = 256 * 1024;
+
 }  // namespace loopwire::limits

@@ -55,11 +55,17 @@ bool App::addRoute(std::string_view method, std::string_view pattern, Handler ha
 }
 
 App& App::route(std::string_view method, std::string_view pattern, Handler handler) {
-    if (!addRoute(method, pattern, std::move(handler))) {
-        std::fprintf(stderr, "loopwire: invalid route pattern \"%.*s\" ignored\n", static_cast<int>(pattern.size()),
-                     pattern.data());
-    }
+    if (!addRoute(method, pattern, std::move(handler))) reportInvalidPattern(pattern);
     return *this;
+}
+
+void App::reportInvalidPattern(std::string_view pattern) {
+    std::fprintf(stderr, "loopwire: invalid route pattern \"%.*s\" ignored\n", static_cast<int>(pattern.size()),
+                 pattern.data());
+}
+
+void App::reportInvalidWebSocketSetting(const char* setting) {
+    std::fprintf(stderr, "loopwire: WebSocket route ignored: %s is out of range\n", setting);
 }
 
 App& App::get(std::string_view pattern, Handler handler) { return route("GET", pattern, std::move(handler)); }
@@ -112,7 +118,10 @@ void App::close() { server_->close(); }
 
 void App::defer(Task task) { loop_->defer(std::move(task)); }
 
-std::size_t App::connectionCount() const noexcept { return server_->connections().size(); }
+std::size_t App::connectionCount() const noexcept {
+    ServerExtension* extension = server_->extension();
+    return server_->connections().size() + (extension != nullptr ? extension->connectionCount() : 0);
+}
 
 int App::localPort(const ListenSocket* listenSocket) noexcept {
     return listenSocket == nullptr ? 0 : listenSocket->port();

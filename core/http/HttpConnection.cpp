@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace loopwire {
 
@@ -150,7 +151,24 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
     }
     processing_ = false;
     server_.endProcessing();
+    if (successor_ != nullptr) [[unlikely]] {
+        // Upgraded by the handler: what follows the head is the new protocol's.
+        Socket* successor = std::exchange(successor_, nullptr);
+        successor->receive(data + consumed, length - consumed);
+        consumed = length;
+    }
     return consumed;
+}
+
+void HttpConnection::handOver(Socket& successor) noexcept {
+    responsePending_ = false;
+    releaseCallbacksIfDone();
+    if (processing_) {
+        successor_ = &successor;
+    } else if (!pending_.empty()) {
+        successor.receive(pending_.data(), pending_.size());
+        pending_.clear();
+    }
 }
 
 void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {

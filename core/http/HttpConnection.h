@@ -55,6 +55,17 @@ public:
     // For writeStatus/writeHeader: corks when nothing is corked, and leaves it to the completing call.
     void corkForHeaders();
 
+    // For a protocol upgrade (the WebSocket layer): whether the response can still switch protocols (pending,
+    // nothing written, no request body being read).
+    bool canSwitchProtocols() const noexcept {
+        return responsePending_ && !statusWritten_ && !headersEnded_ && !isClosed() && phase_ == Phase::Head;
+    }
+    bool isHttp10() const noexcept { return http10_; }
+    // Ends the HTTP life of a connection whose socket successor has taken over (Socket's takeover constructor),
+    // after its 101 response: the bytes received after the request head go to successor, at once or, inside
+    // process(), once the head's handler has returned.
+    void handOver(Socket& successor) noexcept;
+
     std::uint64_t writeOffset() const noexcept { return writeOffset_; }
     bool responseComplete() const noexcept { return !responsePending_ || isClosed(); }
     bool refusedWrite() const noexcept { return refusedWrite_; }
@@ -144,6 +155,7 @@ private:
     char addressText_[SocketAddress::kMaxTextLength] = {};
     bool queuedToResume_ = false;
     HttpConnection* nextToResume_ = nullptr;  // HttpServer's queue of connections to resume
+    Socket* successor_ = nullptr;             // the socket that took over from inside process()
 };
 
 }  // namespace loopwire

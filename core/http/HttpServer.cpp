@@ -15,7 +15,10 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
       queryScratch_(new char[kQueryScratchBytes]),
       head_(std::make_unique<RequestHead>()) {}
 
-HttpServer::~HttpServer() { close(); }
+HttpServer::~HttpServer() {
+    close();
+    extension_.reset();
+}
 
 bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
     if (isDispatching()) return false;
@@ -23,6 +26,7 @@ bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App
     if (!router_.add(method, pattern, id)) return false;
     handlers_.push_back(std::move(handler));
     if (method == "HEAD") hasHeadRoutes_ = true;
+    if (method == kWebSocketRouteMethod) hasWebSocketRoutes_ = true;
     return true;
 }
 
@@ -60,6 +64,7 @@ void HttpServer::closeListenSockets() noexcept {
 void HttpServer::close() noexcept {
     closeListenSockets();
     connections_.closeAll();
+    if (extension_) extension_->close();
 }
 
 bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
@@ -76,7 +81,10 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
     if (method == "HEAD" && !hasHeadRoutes_) method = "GET";
-    bool handled = router_.dispatch(method, head.path, tryHandler);
+    bool handled = false;
+    if (hasWebSocketRoutes_ && head.method == "GET")
+        handled = router_.dispatch(kWebSocketRouteMethod, head.path, tryHandler);
+    if (!handled) handled = router_.dispatch(method, head.path, tryHandler);
     if (!handled && head.method == "HEAD" && hasHeadRoutes_) handled = router_.dispatch("GET", head.path, tryHandler);
     --dispatchDepth_;
     return handled;

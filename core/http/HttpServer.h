@@ -20,8 +20,23 @@ namespace loopwire {
 class HttpConnection;
 struct RequestHead;
 
+// A layer built on the server that owns connections of its own (the WebSocket layer): the server owns it and
+// closes it with itself, without depending on it.
+class ServerExtension {
+public:
+    virtual ~ServerExtension() = default;
+    // Closes every connection of the extension.
+    virtual void close() noexcept = 0;
+    virtual std::size_t connectionCount() const noexcept = 0;
+};
+
 class HttpServer {
 public:
+    // The method WebSocket routes are added under: not a token (it has a space), so no request names it. GET
+    // requests try these routes first, so that app.ws("/*") and app.get("/*") live side by side, as in
+    // uWebSockets (a ws route yields the requests that do not ask for a WebSocket).
+    static constexpr std::string_view kWebSocketRouteMethod = "GET websocket";
+
     // Bytes of scratch space a request has for decoded query values.
     static constexpr std::size_t kQueryScratchBytes = 2 * limits::kMaxRequestTargetBytes;
 
@@ -58,6 +73,10 @@ public:
     void endProcessing() noexcept;
     void resumeAfterProcessing(HttpConnection& connection) noexcept;
 
+    // The extension, created by its layer on first use (null until then).
+    ServerExtension* extension() const noexcept { return extension_.get(); }
+    void setExtension(std::unique_ptr<ServerExtension> extension) noexcept { extension_ = std::move(extension); }
+
     // Counts handlers that returned without responding and without onAborted; warns on the first.
     void reportUnansweredRequest() noexcept;
     std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
@@ -80,6 +99,9 @@ private:
     // Filled by the parser for each request; views into the connection's bytes. Not zeroed per request.
     std::unique_ptr<RequestHead> head_;
     bool hasHeadRoutes_ = false;
+    bool hasWebSocketRoutes_ = false;
+    // Declared last: destroyed first, while the loop and the routes still exist.
+    std::unique_ptr<ServerExtension> extension_;
 };
 
 }  // namespace loopwire

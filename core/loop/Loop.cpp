@@ -137,7 +137,37 @@ void Loop::deferDelete(DeferredDeletable* object) noexcept {
     graveyard_ = object;
 }
 
+void Loop::requestFlush(FlushListener& listener) noexcept {
+    if (listener.flushRequested_) return;
+    listener.flushRequested_ = true;
+    listener.nextToFlush_ = flushQueue_;
+    flushQueue_ = &listener;
+}
+
+void Loop::cancelFlush(FlushListener& listener) noexcept {
+    if (!listener.flushRequested_) return;
+    for (FlushListener** link = &flushQueue_; *link != nullptr; link = &(*link)->nextToFlush_) {
+        if (*link == &listener) {
+            *link = listener.nextToFlush_;
+            break;
+        }
+    }
+    listener.flushRequested_ = false;
+    listener.nextToFlush_ = nullptr;
+}
+
+void Loop::runFlushes() noexcept {
+    // A flush may request another (a drop handler that publishes): it joins the queue and runs in this loop.
+    while (FlushListener* listener = flushQueue_) {
+        flushQueue_ = listener->nextToFlush_;
+        listener->nextToFlush_ = nullptr;
+        listener->flushRequested_ = false;
+        listener->onFlush();
+    }
+}
+
 void Loop::afterCallbacks() noexcept {
+    runFlushes();
     while (graveyard_ != nullptr) {
         DeferredDeletable* object = graveyard_;
         graveyard_ = object->nextDeleted_;

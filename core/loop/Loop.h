@@ -52,6 +52,22 @@ private:
     SweepListener* previousListener_ = nullptr;
 };
 
+// Something that gathers work during a batch of callbacks and finishes it once the batch is over (the WebSocket
+// layer's pub/sub fan-out: all the publishes of a batch leave in one write per subscriber). See
+// Loop::requestFlush.
+class FlushListener {
+public:
+    virtual void onFlush() = 0;
+
+protected:
+    ~FlushListener() = default;
+
+private:
+    friend class Loop;
+    FlushListener* nextToFlush_ = nullptr;
+    bool flushRequested_ = false;
+};
+
 // Something closed during a callback and freed once the iteration's callbacks have returned.
 class DeferredDeletable {
 public:
@@ -98,6 +114,10 @@ public:
     virtual void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) = 0;
     // Unregisters; afterwards the descriptor may be closed. No onIo call follows, even one already polled.
     virtual void unwatch(IoWatcher& watcher) = 0;
+    // Moves from's registration (descriptor and events) to to, which must not be watched: from is unwatched
+    // and its descriptor stays open, watched by to, with no system call. For a connection that changes
+    // protocol (an HTTP connection upgraded to a WebSocket), whose object changes but whose descriptor does not.
+    virtual void transferWatch(IoWatcher& from, IoWatcher& to) = 0;
 
     virtual void run() = 0;
     // Makes run() return after the current callback. Loop thread only.
@@ -139,6 +159,13 @@ public:
     // Frees object after the current iteration's callbacks. Loop thread only.
     void deferDelete(DeferredDeletable* object) noexcept;
 
+    // Calls listener.onFlush() once, after the current batch of callbacks (or, for work a callback outside the
+    // loop's batches did on a borrowed libuv loop, before the loop next waits for I/O). Requests made before
+    // that call are merged into it. Loop thread only.
+    void requestFlush(FlushListener& listener) noexcept;
+    // Forgets a request (a listener that is going away).
+    void cancelFlush(FlushListener& listener) noexcept;
+
     // The runner every batch of callbacks goes through from now on (null: called directly, the default).
     void setBatchRunner(CallbackBatchRunner* runner) noexcept { batchRunner_ = runner; }
     // Runs body() as one batch: through the runner when there is one, else directly (inlined).
@@ -169,8 +196,10 @@ protected:
     int runTimers() noexcept;
     // Runs tasks queued by defer().
     void runDeferred();
-    // Frees what deferDelete() collected. Called after each batch of callbacks.
+    // Runs the requested flushes, then frees what deferDelete() collected. Called after each batch of callbacks.
     void afterCallbacks() noexcept;
+    // Runs the requested flushes only.
+    void runFlushes() noexcept;
     // Milliseconds until the earliest timer is due (0 when overdue), -1 when no timer is active.
     int nextTimerDelayMs() const noexcept;
     bool hasKeepAliveTimers() const noexcept { return keepAliveTimers_ > 0; }
@@ -201,6 +230,7 @@ private:
     SweepListener* sweepListeners_ = nullptr;
     SweepListener* nextToSweep_ = nullptr;  // lets a listener remove itself or the next one during the sweep
     DeferredDeletable* graveyard_ = nullptr;
+    FlushListener* flushQueue_ = nullptr;
     CallbackBatchRunner* batchRunner_ = nullptr;
 
     // Owned by reference: a lent chunk may keep the bytes allocated after the loop is gone.

@@ -24,6 +24,24 @@ Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remo
     group_->add(*this);
 }
 
+Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
+    : loop_(predecessor.loop_),
+      group_(&group),
+      backpressure_(std::move(predecessor.backpressure_)),
+      remoteAddress_(predecessor.remoteAddress_),
+      broken_(predecessor.broken_),
+      receivedEnd_(predecessor.receivedEnd_),
+      readingPaused_(predecessor.readingPaused_),
+      wantWritable_(predecessor.wantWritable_) {
+    LW_CHECK(!predecessor.closed_ && !predecessor.shutdownPending_ && !predecessor.shutdownSent_);
+    loop_.transferWatch(predecessor, *this);
+    if (loop_.corkOwner() == &predecessor) loop_.setCorkOwner(this);
+    predecessor.closed_ = true;
+    predecessor.group_->remove(predecessor);
+    loop_.deferDelete(&predecessor);
+    group_->add(*this);
+}
+
 Socket::~Socket() { LW_CHECK(closed_); }
 
 bool Socket::writeSlowly(std::string_view data) {

@@ -75,6 +75,13 @@ public:
     void resumeReading() noexcept;
     bool isReadingPaused() const noexcept { return readingPaused_; }
 
+    // Hands bytes read for this connection by its predecessor (read past the end of the predecessor's protocol,
+    // as a client's first frames can follow its upgrade request) to onData(). They are mutable but carry no
+    // padding. Nothing happens on a closed socket.
+    void receive(char* data, std::size_t length) {
+        if (!closed_ && length > 0) onData(data, length);
+    }
+
     // Sends FIN once everything buffered has been sent.
     void shutdownWrite() noexcept;
     void close() noexcept;
@@ -88,6 +95,11 @@ public:
 protected:
     // Takes ownership of fd (non-blocking), watches it for reading and joins group.
     Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote) noexcept;
+    // Takes over predecessor's connection, for a change of protocol (an upgrade): its descriptor and watch, the
+    // peer's address, its unsent output and the cork if it holds it; then joins group. predecessor ends as if
+    // closed, except that the descriptor stays open and its onClose() is not called; the loop frees it after the
+    // current callbacks.
+    Socket(Socket& predecessor, SocketGroup& group) noexcept;
     ~Socket() override;
 
     virtual void onData(char* data, std::size_t length) = 0;

@@ -101,7 +101,7 @@ test('route methods check their arguments', (t) => {
   assert.throws(() => app.get('/a/:', () => {}), /invalid route pattern/);
   assert.throws(() => app.get.call({}, '/x', () => {}), TypeError);
   assert.throws(() => new app.constructor(), TypeError);
-  assert.throws(() => app.ws('/ws', {}), /WebSocket routes are not available/);
+  assert.throws(() => app.ws('/ws', 'behavior'), { name: 'TypeError', message: /app.ws: behavior must be an object/ });
 });
 
 test('routes cannot change from inside a handler', async (t) => {

@@ -18,7 +18,7 @@ function start(t, name) {
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 10000);
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const match = /(?:port |localhost:)(\d+)/.exec(output);
+      const match = /(?:port |localhost:|listening on )(\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve({ child, port: Number(match[1]), output: () => output });

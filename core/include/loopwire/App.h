@@ -18,6 +18,8 @@
 #include <loopwire/HttpResponse.h>
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
+#include <loopwire/WebSocket.h>
+#include <loopwire/WebSocketBehavior.h>
 
 #include <cstdint>
 #include <memory>
@@ -91,6 +93,32 @@ public:
     // Removes a route added with this method ("GET", or "*" for any) and pattern. Returns whether it existed.
     bool removeRoute(std::string_view method, std::string_view pattern);
 
+    // A WebSocket route: a GET route on pattern that upgrades the requests asking for a WebSocket, and yields
+    // the others to the next route (see WebSocketContext for the handshake). A behaviour whose settings are out
+    // of range (WebSocketSettings::check), or a malformed pattern, is printed to stderr and ignored.
+    template <typename UserData>
+    App& ws(std::string_view pattern, WebSocketBehavior<UserData>&& behavior) {
+        WebSocketSettings settings = TypedWebSocketEvents<UserData>::settingsOf(behavior);
+        if (const char* invalid = settings.check(); invalid != nullptr) {
+            reportInvalidWebSocketSetting(invalid);
+            return *this;
+        }
+        if (!addWebSocketRoute(pattern, settings,
+                               std::make_unique<TypedWebSocketEvents<UserData>>(std::move(behavior)))) {
+            reportInvalidPattern(pattern);
+        }
+        return *this;
+    }
+    // The same without a type, for bindings. Returns false, and changes nothing, when settings.check() fails, the
+    // pattern is malformed or the App is dispatching a request. Allocates (set-up time).
+    bool addWebSocketRoute(std::string_view pattern, const WebSocketSettings& settings,
+                           std::unique_ptr<WebSocketEvents> events);
+    // Sends message to every subscriber of topic (on every WebSocket route of this App). Returns whether the topic
+    // had subscribers. Delivered after the current batch of callbacks (see WebSocket.h).
+    bool publish(std::string_view topic, std::string_view message, OpCode opCode = OpCode::Binary,
+                 bool compress = false);
+    std::size_t numSubscribers(std::string_view topic) const;
+
     App& listen(int port, ListenHandler handler);
     App& listen(std::string_view host, int port, ListenHandler handler);
     App& listen(int port, int options, ListenHandler handler);
@@ -104,7 +132,7 @@ public:
     // Runs task on this App's loop thread. Thread-safe.
     void defer(Task task);
 
-    // Connections open right now.
+    // Connections open right now: HTTP connections and WebSockets.
     std::size_t connectionCount() const noexcept;
 
     // Every batch of this App's loop callbacks goes through runner from now on (null: none, the default). For
@@ -120,6 +148,9 @@ public:
     static void closeListenSocket(ListenSocket* listenSocket) noexcept;
 
 private:
+    static void reportInvalidPattern(std::string_view pattern);
+    static void reportInvalidWebSocketSetting(const char* setting);
+
     std::unique_ptr<Loop> loop_;
     std::unique_ptr<HttpServer> server_;
 };

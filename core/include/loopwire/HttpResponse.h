@@ -29,13 +29,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace loopwire {
 
 class SharedBlock;
+class AnyWebSocket;
+class WebSocketContext;
 
 // Inline capacity of each per-request callback.
 inline constexpr std::size_t kCallbackCapacity = 32;
@@ -100,6 +104,29 @@ public:
         endCork(corkedHere);
         return this;
     }
+
+    // Switches the connection to a WebSocket of context's route (the context its upgrade handler received),
+    // answering 101 Switching Protocols: key is the request's Sec-WebSocket-Key, protocol the subprotocol chosen
+    // (a list is cut at its first comma; empty for none), extensions the request's Sec-WebSocket-Extensions (the
+    // compression agreement is made from it and the route's settings). userData is moved into the connection
+    // (WebSocket<UserData>::getUserData); UserData must be the route's. Call it from the upgrade handler, or later
+    // after having set onAborted (the strings must then be copies: the request is gone). The open handler runs
+    // before it returns; this response is then finished and must not be used again. A response that can no longer
+    // switch (already written, aborted), or an invalid key, gets nothing (a 400 for the key).
+    template <typename UserData>
+    void upgrade(UserData&& userData, std::string_view key, std::string_view protocol, std::string_view extensions,
+                 WebSocketContext* context) {
+        using Stored = std::remove_cvref_t<UserData>;
+        upgradeWith(
+            key, protocol, extensions, context,
+            [](void* storage, void* source) { new (storage) Stored(std::move(*static_cast<Stored*>(source))); },
+            const_cast<Stored*>(&userData));
+    }
+    // The same without a type, for bindings: construct(storage, argument) places the user data. Returns the
+    // socket (open already ran; null when it was closed meanwhile or the upgrade was refused).
+    AnyWebSocket* upgradeWith(std::string_view key, std::string_view protocol, std::string_view extensions,
+                              WebSocketContext* context, void (*construct)(void* storage, void* argument),
+                              void* argument);
 
     // Stops reading the request (body) and its timeouts; resume() starts again.
     void pause();

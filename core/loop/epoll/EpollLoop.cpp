@@ -3,6 +3,7 @@
 #include "base/Check.h"
 
 #include <cerrno>
+#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -84,6 +85,16 @@ void EpollLoop::unwatch(IoWatcher& watcher) {
     watcher.fd_ = -1;
     watcher.events_ = 0;
     --watchedCount_;
+}
+
+void EpollLoop::transferWatch(IoWatcher& from, IoWatcher& to) {
+    LW_CHECK(from.isWatched() && !to.isWatched());
+    epoll_event event{};
+    event.events = toEpoll(from.events_);
+    event.data.ptr = &to;
+    if (epoll_ctl(epollFd_, EPOLL_CTL_MOD, from.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    to.fd_ = std::exchange(from.fd_, -1);
+    to.events_ = std::exchange(from.events_, 0);
 }
 
 void EpollLoop::wakeup() {

@@ -20,6 +20,7 @@ public:
     void watch(IoWatcher& watcher, int fd, std::uint32_t events) override;
     void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
     void unwatch(IoWatcher& watcher) override;
+    void transferWatch(IoWatcher& from, IoWatcher& to) override;
     void run() override;
     void stop() override { stopRequested_ = true; }
 

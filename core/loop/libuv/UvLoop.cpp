@@ -2,6 +2,7 @@
 
 #include "base/Check.h"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -12,7 +13,8 @@ struct UvLoop::Handles {
     uv_timer_t timer;
     uv_async_t async;
     uv_check_t check;
-    int open = 3;  // handles whose close callback has not run yet
+    uv_prepare_t prepare;
+    int open = 4;  // handles whose close callback has not run yet
 };
 
 namespace {
@@ -58,13 +60,13 @@ UvLoop::UvLoop(uv_loop_t* borrowed, std::uint32_t sweepIntervalMs)
     uv_timer_init(uvLoop_, &handles_->timer);
     uv_async_init(uvLoop_, &handles_->async, &UvLoop::onAsync);
     uv_check_init(uvLoop_, &handles_->check);
-    for (uv_handle_t* handle :
-         {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
-          reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
+    uv_prepare_init(uvLoop_, &handles_->prepare);
+    for (uv_handle_t* handle : allHandles()) {
         handle->data = this;
         uv_unref(handle);
     }
     uv_check_start(&handles_->check, &UvLoop::onCheck);
+    uv_prepare_start(&handles_->prepare, &UvLoop::onPrepare);
     startInternalTimers();
 }
 
@@ -74,9 +76,8 @@ UvLoop::~UvLoop() {
     stopInternalTimers();
     uv_timer_stop(&handles_->timer);
     uv_check_stop(&handles_->check);
-    for (uv_handle_t* handle :
-         {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
-          reinterpret_cast<uv_handle_t*>(&handles_->check)}) {
+    uv_prepare_stop(&handles_->prepare);
+    for (uv_handle_t* handle : allHandles()) {
         handle->data = handles_;
         closeHandle(handle);
     }
@@ -137,6 +138,21 @@ void UvLoop::unwatch(IoWatcher& watcher) {
     --watchedCount_;
 }
 
+void UvLoop::transferWatch(IoWatcher& from, IoWatcher& to) {
+    LW_CHECK(from.isWatched() && !to.isWatched());
+    // The uv_poll_t stays as it is (a descriptor already queued for this iteration goes to its new watcher).
+    auto* registration = static_cast<Poll*>(std::exchange(from.registration_, nullptr));
+    registration->handle.data = &to;
+    to.registration_ = registration;
+    to.fd_ = std::exchange(from.fd_, -1);
+    to.events_ = std::exchange(from.events_, 0);
+}
+
+std::array<uv_handle_t*, 4> UvLoop::allHandles() const noexcept {
+    return {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
+            reinterpret_cast<uv_handle_t*>(&handles_->check), reinterpret_cast<uv_handle_t*>(&handles_->prepare)};
+}
+
 // libuv calls this once per ready descriptor; the descriptors of one iteration are handled together, in one
 // batch, by onCheck (see the header for why).
 void UvLoop::onPoll(uv_poll_t* poll, int status, int events) {
@@ -187,6 +203,11 @@ void UvLoop::onCheck(uv_check_t* check) {
     self->updateNow();
     if (self->readyHead_ != nullptr) self->runBatch([self] { self->dispatchReady(); });
     self->afterCallbacks();
+}
+
+void UvLoop::onPrepare(uv_prepare_t* prepare) {
+    auto* self = static_cast<UvLoop*>(prepare->data);
+    self->runFlushes();
 }
 
 void UvLoop::onTimer(uv_timer_t* timer) {

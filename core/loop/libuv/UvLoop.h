@@ -6,9 +6,10 @@
 // batch (Loop::runBatch), and runs afterCallbacks(). So the requests of one iteration share one entry into the
 // batch runner, as the epoll backend's ready set does (in Node, one callback scope: its per-call cost is paid
 // once per iteration instead of once per socket). The callbacks of the timer and the wakeup are batches of their
-// own. All Timers share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(). The
-// internal handles are unreferenced, so they never keep a loop alive on their own (in Node, an App with no listening
-// socket lets the process exit).
+// own. A uv_prepare_t runs the flushes requested by code that ran outside those batches (JavaScript timers and
+// promises on Node's loop) before libuv polls. All Timers share one uv_timer_t armed to the earliest deadline; a
+// uv_async_t wakes the loop for defer(). The internal handles are unreferenced, so they never keep a loop alive on
+// their own (in Node, an App with no listening socket lets the process exit).
 //
 // Either it owns a uv_loop_t (standalone, run() drives it) or it borrows one (the addon passes Node's loop;
 // Node's uv_run drives it and run() must not be called).
@@ -17,6 +18,8 @@
 #include "loop/Loop.h"
 
 #include <uv.h>
+
+#include <array>
 
 namespace loopwire {
 
@@ -29,6 +32,7 @@ public:
     void watch(IoWatcher& watcher, int fd, std::uint32_t events) override;
     void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
     void unwatch(IoWatcher& watcher) override;
+    void transferWatch(IoWatcher& from, IoWatcher& to) override;
     void run() override;
     void stop() override;
 
@@ -46,6 +50,8 @@ private:
     static void onTimer(uv_timer_t* timer);
     static void onAsync(uv_async_t* async);
     static void onCheck(uv_check_t* check);
+    static void onPrepare(uv_prepare_t* prepare);
+    std::array<uv_handle_t*, 4> allHandles() const noexcept;
     // Handles the queued descriptors in the order they became ready.
     void dispatchReady();
 

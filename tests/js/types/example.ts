@@ -12,6 +12,8 @@ import {
   RecognizedString,
   SHARED_COMPRESSOR,
   TemplatedApp,
+  WebSocket,
+  WebSocketBehavior,
   getParts,
   us_listen_socket,
   us_listen_socket_close,
@@ -87,3 +89,35 @@ app.missingServerName((hostname: string) => { void hostname; })
 
 const compression: CompressOptions = SHARED_COMPRESSOR | DEDICATED_DECOMPRESSOR;
 void compression;
+
+// A WebSocket route with typed user data.
+interface PerSocket {
+  room: string;
+}
+const chat: WebSocketBehavior<PerSocket> = {
+  compression: SHARED_COMPRESSOR,
+  maxPayloadLength: 64 * 1024,
+  idleTimeout: 32,
+  upgrade: (res: HttpResponse, req: HttpRequest, context) => {
+    res.upgrade<PerSocket>({ room: req.getQuery('room') ?? 'lobby' }, req.getHeader('sec-websocket-key'),
+      req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+  },
+  open: (ws: WebSocket<PerSocket>) => {
+    ws.subscribe(ws.room);
+  },
+  message: (ws, message: ArrayBuffer, isBinary: boolean) => {
+    const status: number = ws.send(message, isBinary);
+    const delivered: boolean = ws.publish(ws.getUserData().room, message, isBinary);
+    void status;
+    void delivered;
+  },
+  close: (ws, code: number, message: ArrayBuffer) => {
+    void code;
+    void message.byteLength;
+  },
+};
+const wsApp: TemplatedApp = App().ws<PerSocket>('/chat', chat);
+const subscribers: number = wsApp.numSubscribers('lobby');
+const published: boolean = wsApp.publish('lobby', 'hello', false, true);
+void subscribers;
+void published;

@@ -1,0 +1,494 @@
+#include "WebSocketConnection.h"
+
+#include "base/Check.h"
+#include "base/Limits.h"
+#include "ws/ClosePayload.h"
+#include "ws/Deflater.h"
+#include "ws/Inflater.h"
+#include "ws/ServerFrameHeader.h"
+#include "ws/WebSocketContext.h"
+#include "ws/WebSocketServer.h"
+
+#include <algorithm>
+#include <new>
+
+namespace loopwire {
+
+namespace {
+
+// After end() (or a close frame that had to wait for backpressure), how long the peer has to answer before the
+// connection is closed anyway.
+constexpr std::uint64_t kClosingTimeoutMs = 4000;
+// A message buffer that grew past this is freed after its message; smaller ones are kept for reuse.
+constexpr std::size_t kMaxRetainedMessageBytes = 64 * 1024;
+
+// A compressed message may be slightly longer than its inflated form (stored deflate blocks cost 5 bytes per 64
+// KiB, plus the flush): the parser bounds the compressed bytes with this much slack, and the inflater bounds the
+// message itself exactly.
+std::uint64_t wireLimitFor(std::uint64_t maxPayloadLength, bool compressed) noexcept {
+    return compressed ? maxPayloadLength + maxPayloadLength / 1024 + 64 : maxPayloadLength;
+}
+
+// The user data starts after the object, at the alignment every allocation has.
+constexpr std::size_t kUserDataOffset = (sizeof(WebSocketConnection) + __STDCPP_DEFAULT_NEW_ALIGNMENT__ - 1) /
+                                        __STDCPP_DEFAULT_NEW_ALIGNMENT__ * __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+// How long before the idle timeout an automatic ping goes out (uWebSockets' margins: a few sweeps, more for a
+// longer timeout).
+std::uint64_t pingMarginMs(std::uint32_t idleTimeoutSeconds) noexcept {
+    if (idleTimeoutSeconds < 16) return 4000;
+    if (idleTimeoutSeconds < 32) return 8000;
+    return 16000;
+}
+
+}  // namespace
+
+WebSocketConnection* WebSocketConnection::create(Socket& predecessor, WebSocketContext& context,
+                                                 const ws::DeflateAgreement& agreement) {
+    WebSocketEvents& events = context.events();
+    LW_CHECK(events.userDataAlignment() <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    void* memory = ::operator new(kUserDataOffset + events.userDataBytes());
+    return new (memory) WebSocketConnection(predecessor, context, agreement);
+}
+
+WebSocketConnection::WebSocketConnection(Socket& predecessor, WebSocketContext& context,
+                                         const ws::DeflateAgreement& agreement)
+    : Socket(predecessor, context.server().sockets()),
+      context_(context),
+      server_(context.server()),
+      parser_(wireLimitFor(context.settings().maxPayloadLength, agreement.accepted), agreement.accepted),
+      agreement_(agreement) {
+    if (std::uint32_t minutes = context.settings().maxLifetime; minutes != 0) {
+        lifetimeDeadlineMs_ = loop().timeoutClockMs() + std::uint64_t{minutes} * 60 * 1000;
+    }
+    restartIdleTimeout();
+    armDeadline();
+}
+
+WebSocketConnection::~WebSocketConnection() {
+    if (userDataConstructed_) context_.events().destroyUserData(userDataStorage());
+}
+
+void* WebSocketConnection::userDataStorage() noexcept { return reinterpret_cast<char*>(this) + kUserDataOffset; }
+
+void WebSocketConnection::open() {
+    // Still corked with the 101 response: what the open handler sends goes out with it.
+    context_.events().open(this);
+    if (isCorked()) uncork();
+}
+
+// ---- reading ----
+
+void WebSocketConnection::onData(char* data, std::size_t length) {
+    bool corkedHere = beginCork();
+    pingOutstanding_ = false;
+    restartIdleTimeout();
+    ws::FrameError error = parser_.parse(data, length, *this);
+    if (error != ws::FrameError::None && !isClosed()) fail(ws::closeCode(error), ws::describe(error));
+    endCork(corkedHere);
+    armDeadline();
+}
+
+bool WebSocketConnection::onFrame(const ws::FrameHeader& header) {
+    if (isClosed()) return false;
+    frameOpcode_ = header.opcode;
+    if (ws::isControl(header.opcode)) {
+        control_.clear();
+        return true;
+    }
+    frameFin_ = header.fin;
+    if (header.opcode != ws::Opcode::Continuation) {
+        fragments_ = 1;
+        utf8_.reset();
+        wholeMessageFrame_ = header.fin && !parser_.messageCompressed();
+        return true;
+    }
+    wholeMessageFrame_ = false;
+    if (++fragments_ > limits::kMaxWebSocketFragments) {
+        fail(ws::kCloseMessageTooBig, "too many fragments");
+        return false;
+    }
+    return true;
+}
+
+bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
+    if (isClosed()) return false;
+    if (ws::isControl(frameOpcode_)) {
+        if (!endsFrame) {
+            control_.append(payload);
+            return true;
+        }
+        if (control_.empty()) return handleControl(payload);
+        control_.append(payload);
+        return handleControl(control_.view());
+    }
+    // After our close frame, the peer's data frames are read (its close frame may follow) but not delivered.
+    if (closeSent_) return true;
+    const bool text = parser_.messageOpcode() == ws::Opcode::Text;
+    if (wholeMessageFrame_ && endsFrame && message_.empty()) {
+        // The common case: the whole message in this read, delivered where it lies.
+        if (text && !Utf8Validator::isValid(payload)) {
+            fail(ws::kCloseInvalidPayload, "invalid UTF-8");
+            return false;
+        }
+        return deliverMessage(payload);
+    }
+    const bool compressed = parser_.messageCompressed();
+    if (text && !compressed && !utf8_.feed(payload)) {
+        // Fails at the first invalid byte, whatever the fragment or read it lies in.
+        fail(ws::kCloseInvalidPayload, "invalid UTF-8");
+        return false;
+    }
+    message_.append(payload);
+    if (!endsFrame || !frameFin_) return true;
+    if (!compressed) {
+        if (text && !utf8_.isComplete()) {
+            fail(ws::kCloseInvalidPayload, "invalid UTF-8");
+            return false;
+        }
+        bool goOn = deliverMessage(message_.view());
+        message_.clear();
+        if (message_.capacity() > kMaxRetainedMessageBytes) message_.release();
+        return goOn;
+    }
+    ws::Inflater* decompressor = inflater();
+    ByteBuffer& inflated = server_.inflateScratch();
+    inflated.clear();
+    const std::size_t limit = context_.settings().maxPayloadLength;
+    ws::Inflater::Result result = ws::Inflater::Result::Corrupt;
+    if (decompressor != nullptr) {
+        result = decompressor->add(message_.view(), inflated, limit);
+        // finish() also readies the inflater for the next message after an error (a shared one serves others).
+        ws::Inflater::Result finished = decompressor->finish(inflated, limit);
+        if (result == ws::Inflater::Result::Ok) result = finished;
+    }
+    message_.clear();
+    if (message_.capacity() > kMaxRetainedMessageBytes) message_.release();
+    if (result == ws::Inflater::Result::TooBig) {
+        fail(ws::kCloseMessageTooBig, "message too big");
+        return false;
+    }
+    if (result != ws::Inflater::Result::Ok) {
+        fail(ws::kCloseInvalidPayload, "invalid compressed data");
+        return false;
+    }
+    if (text && !Utf8Validator::isValid(inflated.view())) {
+        fail(ws::kCloseInvalidPayload, "invalid UTF-8");
+        return false;
+    }
+    bool goOn = deliverMessage(inflated.view());
+    server_.trimScratch();
+    return goOn;
+}
+
+bool WebSocketConnection::deliverMessage(std::string_view message) {
+    auto opCode = static_cast<OpCode>(parser_.messageOpcode());
+    context_.events().message(this, message, opCode);
+    return !isClosed();
+}
+
+bool WebSocketConnection::handleControl(std::string_view payload) {
+    switch (frameOpcode_) {
+        case ws::Opcode::Ping:
+            if (!closeSent_) writeFrame(ws::Opcode::Pong, payload, true, false);
+            context_.events().ping(this, payload);
+            return !isClosed();
+        case ws::Opcode::Pong:
+            context_.events().pong(this, payload);
+            return !isClosed();
+        case ws::Opcode::Close: {
+            ws::ClosePayload received = ws::ClosePayload::read(payload);
+            if (received.failCode != 0) {
+                fail(received.failCode, received.failCode == ws::kCloseInvalidPayload ? "invalid UTF-8 in close reason"
+                                                                                      : "invalid close code");
+                return false;
+            }
+            if (!closeSent_) {
+                // The echo carries the peer's code and reason (nothing for a close frame without a code), as
+                // RFC 6455 section 5.5.1 suggests; then the server closes the TCP connection first.
+                char echo[2 + ws::kMaxCloseReasonBytes];
+                std::size_t echoBytes = ws::ClosePayload::write(received.code, received.reason, echo);
+                writeFrame(ws::Opcode::Close, {echo, echoBytes}, true, false);
+                closeSent_ = true;
+                runCloseHandler(received.code, received.reason);
+            }
+            if (isClosed()) return false;
+            if (isCorked()) uncork();
+            if (bufferedBytes() == 0) {
+                close();
+            } else {
+                shutdownWrite();
+                closingDeadlineMs_ = loop().timeoutClockMs() + kClosingTimeoutMs;
+            }
+            return false;
+        }
+        default:
+            return true;
+    }
+}
+
+void WebSocketConnection::fail(std::uint16_t code, std::string_view reason) {
+    if (isClosed()) return;
+    if (!closeSent_) {
+        char payload[2 + ws::kMaxCloseReasonBytes];
+        std::size_t bytes = ws::ClosePayload::write(code, reason, payload);
+        writeFrame(ws::Opcode::Close, {payload, bytes}, true, false);
+        closeSent_ = true;
+    }
+    runCloseHandler(code, reason);
+    close();
+}
+
+void WebSocketConnection::onEnd() {
+    // The peer's FIN: it will send nothing more, and a WebSocket has no use for half a connection.
+    close();
+}
+
+// ---- writing ----
+
+bool WebSocketConnection::beginCork() {
+    if (isClosed() || isCorked()) return false;
+    cork();
+    return true;
+}
+
+void WebSocketConnection::endCork(bool corkedHere) {
+    if (corkedHere) uncork();
+}
+
+void WebSocketConnection::writeFrame(ws::Opcode opcode, std::string_view payload, bool fin, bool compressed) {
+    char header[ws::kMaxServerHeaderBytes];
+    std::size_t headerBytes = ws::writeServerHeader(header, opcode, payload.size(), fin, compressed);
+    // Header and payload leave together: corked, they join the batch; otherwise they are corked for the pair.
+    bool corkedHere = beginCork();
+    write({header, headerBytes});
+    write(payload);
+    endCork(corkedHere);
+}
+
+SendStatus WebSocketConnection::statusAfterWrite() const noexcept {
+    if (isClosed()) return SendStatus::Dropped;
+    return bufferedBytes() > 0 ? SendStatus::Backpressure : SendStatus::Success;
+}
+
+bool WebSocketConnection::admit(std::string_view message, OpCode opCode) {
+    const std::uint32_t limit = context_.settings().maxBackpressure;
+    if (limit == 0 || bufferedBytes() <= limit) return true;
+    context_.events().dropped(this, message, opCode);
+    if (context_.settings().closeOnBackpressureLimit && !isClosed()) close();
+    return false;
+}
+
+SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opCode, bool compress) {
+    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (opCode == OpCode::Ping) return sendPing(message);
+    auto opcode = static_cast<ws::Opcode>(opCode);
+    if (opCode != OpCode::Text && opCode != OpCode::Binary && opCode != OpCode::Pong) opcode = ws::Opcode::Binary;
+    // What was published before this send reaches the peer before it.
+    server_.drainTopics();
+    if (!admit(message, opCode)) return SendStatus::Dropped;
+    std::string_view payload = message;
+    bool compressed = false;
+    if (compress && agreement_.accepted && !message.empty() && opcode != ws::Opcode::Pong) {
+        ByteBuffer& out = server_.deflateScratch();
+        out.clear();
+        if (ws::Deflater* compressor = deflater(); compressor != nullptr && compressor->compress(message, out)) {
+            payload = out.view();
+            compressed = true;
+        }
+    }
+    if (opcode == ws::Opcode::Pong && payload.size() > ws::kMaxControlPayloadBytes) {
+        payload = payload.substr(0, ws::kMaxControlPayloadBytes);
+    }
+    writeFrame(opcode, payload, true, compressed);
+    if (compressed) server_.trimScratch();
+    if (context_.settings().resetIdleTimeoutOnSend) {
+        restartIdleTimeout();
+        armDeadline();
+    }
+    return statusAfterWrite();
+}
+
+SendStatus WebSocketConnection::sendFragment(std::string_view fragment, OpCode opCode, bool first, bool last) {
+    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (first) server_.drainTopics();
+    if (!admit(fragment, opCode)) return SendStatus::Dropped;
+    ws::Opcode opcode = ws::Opcode::Continuation;
+    if (first) opcode = opCode == OpCode::Text ? ws::Opcode::Text : ws::Opcode::Binary;
+    sendingFragments_ = !last;
+    writeFrame(opcode, fragment, last, false);
+    if (context_.settings().resetIdleTimeoutOnSend) {
+        restartIdleTimeout();
+        armDeadline();
+    }
+    return statusAfterWrite();
+}
+
+SendStatus WebSocketConnection::sendPing(std::string_view message) {
+    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (message.size() > ws::kMaxControlPayloadBytes) message = message.substr(0, ws::kMaxControlPayloadBytes);
+    writeFrame(ws::Opcode::Ping, message, true, false);
+    return statusAfterWrite();
+}
+
+bool WebSocketConnection::deliverPublished(std::string_view frames, std::string_view payload, OpCode opCode) {
+    if (closeHandlerRan_ || isClosed() || !admit(payload, opCode)) return false;
+    write(frames);
+    return true;
+}
+
+bool WebSocketConnection::takesSharedCompressedFrames() const noexcept {
+    return agreement_.accepted && agreement_.serverNoContextTakeover &&
+           agreement_.serverMaxWindowBits >= WebSocketServer::kPublishWindowBits;
+}
+
+void WebSocketConnection::onWritable() {
+    if (closeHandlerRan_) return;
+    bool corkedHere = beginCork();
+    context_.events().drain(this);
+    endCork(corkedHere);
+}
+
+// ---- closing ----
+
+void WebSocketConnection::end(int code, std::string_view reason) {
+    if (closeHandlerRan_ || isClosed()) return;
+    server_.drainTopics();
+    if (!closeSent_) {
+        char payload[2 + ws::kMaxCloseReasonBytes];
+        std::size_t bytes = ws::ClosePayload::write(static_cast<std::uint16_t>(code), reason, payload);
+        writeFrame(ws::Opcode::Close, {payload, bytes}, true, false);
+        closeSent_ = true;
+    }
+    // The close handler gets the code as given, 0 included, as in uWebSockets.
+    runCloseHandler(code, reason);
+    if (isClosed()) return;
+    closingDeadlineMs_ = loop().timeoutClockMs() + kClosingTimeoutMs;
+    armDeadline();
+}
+
+void WebSocketConnection::runCloseHandler(int code, std::string_view reason) {
+    if (closeHandlerRan_) return;
+    closeHandlerRan_ = true;
+    WebSocketEvents& events = context_.events();
+    // As uWebSockets does: the subscriptions end (with their events) before the close handler runs.
+    if (events.wantsSubscriptionEvents()) {
+        server_.topics().remove(
+            this, [this, &events](std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
+                events.subscription(this, topic, static_cast<int>(change.newCount), static_cast<int>(change.oldCount));
+            });
+    } else {
+        server_.topics().remove(this);
+    }
+    events.close(this, code, reason);
+    if (userDataConstructed_) {
+        userDataConstructed_ = false;
+        events.destroyUserData(userDataStorage());
+    }
+}
+
+void WebSocketConnection::onClose() { runCloseHandler(ws::kCloseAbnormal, {}); }
+
+// ---- timeouts ----
+
+void WebSocketConnection::restartIdleTimeout() noexcept {
+    const WebSocketSettings& settings = context_.settings();
+    if (settings.idleTimeout == 0) return;
+    std::uint64_t timeoutMs = std::uint64_t{settings.idleTimeout} * 1000;
+    // With automatic pings, the ping goes out a margin before the timeout, and the pong has the margin to come.
+    if (settings.sendPingsAutomatically) timeoutMs -= pingMarginMs(settings.idleTimeout);
+    idleDeadlineMs_ = loop().timeoutClockMs() + timeoutMs;
+}
+
+void WebSocketConnection::armDeadline() noexcept {
+    if (isClosed()) return;
+    std::uint64_t deadline = 0;
+    for (std::uint64_t candidate : {idleDeadlineMs_, lifetimeDeadlineMs_, closingDeadlineMs_}) {
+        if (candidate != 0 && (deadline == 0 || candidate < deadline)) deadline = candidate;
+    }
+    setDeadline(deadline);
+}
+
+void WebSocketConnection::onTimeout() {
+    // Input the loop has not read yet (the sweep may come first after the loop was blocked) is not idleness.
+    if (serviceWaitingIo()) {
+        if (!isClosed()) armDeadline();
+        if (isClosed() || deadline() > loop().timeoutClockMs()) return;
+    }
+    const std::uint64_t now = loop().timeoutClockMs();
+    if (closingDeadlineMs_ != 0 && closingDeadlineMs_ <= now) {
+        close();
+        return;
+    }
+    if (lifetimeDeadlineMs_ != 0 && lifetimeDeadlineMs_ <= now) {
+        lifetimeDeadlineMs_ = 0;
+        end(ws::kCloseNormal, "please reconnect");
+        return;
+    }
+    if (idleDeadlineMs_ != 0 && idleDeadlineMs_ <= now) {
+        const WebSocketSettings& settings = context_.settings();
+        if (settings.sendPingsAutomatically && !pingOutstanding_ && !closeSent_) {
+            pingOutstanding_ = true;
+            writeFrame(ws::Opcode::Ping, {}, true, false);
+            idleDeadlineMs_ = now + pingMarginMs(settings.idleTimeout);
+            armDeadline();
+            return;
+        }
+        // Silent for the whole idle timeout: the peer is gone.
+        runCloseHandler(ws::kCloseAbnormal, "WebSocket timed out from inactivity");
+        close();
+        return;
+    }
+    armDeadline();
+}
+
+// ---- pub/sub ----
+
+bool WebSocketConnection::subscribe(std::string_view topic) {
+    if (closeHandlerRan_ || isClosed()) return false;
+    auto change = server_.topics().subscribe(this, topic);
+    if (change.changed && context_.events().wantsSubscriptionEvents()) {
+        context_.events().subscription(this, topic, static_cast<int>(change.newCount),
+                                       static_cast<int>(change.oldCount));
+    }
+    return change.changed;
+}
+
+bool WebSocketConnection::unsubscribe(std::string_view topic) {
+    if (closeHandlerRan_ || isClosed()) return false;
+    auto change = server_.topics().unsubscribe(this, topic);
+    if (change.changed && context_.events().wantsSubscriptionEvents()) {
+        context_.events().subscription(this, topic, static_cast<int>(change.newCount),
+                                       static_cast<int>(change.oldCount));
+    }
+    return change.changed;
+}
+
+// ---- compression ----
+
+ws::Deflater* WebSocketConnection::deflater() {
+    // A dedicated compressor keeps its context unless the client asked it not to; without one (shared, or none
+    // configured) the loop's shared compressor serves, which keeps none.
+    if (!context_.hasDedicatedCompressor()) return server_.sharedDeflater(agreement_.serverMaxWindowBits);
+    if (!dedicatedDeflater_) {
+        dedicatedDeflater_ =
+            std::make_unique<ws::Deflater>(agreement_.serverMaxWindowBits, context_.dedicatedCompressorMemLevel(),
+                                           !agreement_.serverNoContextTakeover);
+    }
+    return dedicatedDeflater_->ready() ? dedicatedDeflater_.get() : nullptr;
+}
+
+ws::Inflater* WebSocketConnection::inflater() {
+    // Without a dedicated decompressor the client agreed to keep no context, so the loop's one inflater (with the
+    // widest window, which decodes any narrower one) serves every connection: a message is inflated whole.
+    if (!context_.hasDedicatedDecompressor()) return server_.sharedInflater();
+    if (!dedicatedInflater_) {
+        dedicatedInflater_ =
+            std::make_unique<ws::Inflater>(agreement_.clientMaxWindowBits, !agreement_.clientNoContextTakeover);
+    }
+    return dedicatedInflater_->ready() ? dedicatedInflater_.get() : nullptr;
+}
+
+std::string_view WebSocketConnection::remoteAddressText() noexcept { return remoteAddress().toText(addressText_); }
+
+}  // namespace loopwire

@@ -1,0 +1,108 @@
+#include "WebSocketContext.h"
+
+#include "http/HttpConnection.h"
+#include "http/HttpSyntax.h"
+#include "ws/WebSocketConnection.h"
+#include "ws/WebSocketHandshake.h"
+#include "ws/WebSocketServer.h"
+
+namespace loopwire {
+
+namespace {
+
+ws::DeflateSettings deflateSettingsFor(const WebSocketContext& context, const WebSocketSettings& settings) {
+    ws::DeflateSettings deflate;
+    deflate.enabled = settings.compression != DISABLED;
+    if (!deflate.enabled) return deflate;
+    // A shared half keeps no context between messages, and says so in the agreement.
+    deflate.serverNoContextTakeover = !context.hasDedicatedCompressor();
+    if (context.hasDedicatedCompressor()) deflate.serverMaxWindowBits = context.dedicatedCompressorWindowBits();
+    deflate.clientNoContextTakeover = !context.hasDedicatedDecompressor();
+    if (context.hasDedicatedDecompressor()) deflate.clientMaxWindowBits = context.dedicatedDecompressorWindowBits();
+    return deflate;
+}
+
+// The 101 answer's fixed part; Sec-WebSocket-Accept's value follows.
+constexpr std::string_view k101 =
+    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ";
+
+}  // namespace
+
+WebSocketContext::WebSocketContext(WebSocketServer& server, const WebSocketSettings& settings,
+                                   std::unique_ptr<WebSocketEvents> events)
+    : server_(server), settings_(settings), events_(std::move(events)) {
+    deflate_ = deflateSettingsFor(*this, settings_);
+}
+
+void WebSocketContext::handleUpgradeRequest(HttpResponse* response, HttpRequest* request) {
+    auto& http = static_cast<HttpConnection&>(*response);
+    ws::HandshakeRequest handshake;
+    handshake.method = request->getCaseSensitiveMethod();
+    handshake.http11 = !http.isHttp10();
+    handshake.upgrade = request->getHeader("upgrade");
+    handshake.connection = request->getHeader("connection");
+    handshake.key = request->getHeader("sec-websocket-key");
+    handshake.version = request->getHeader("sec-websocket-version");
+    if (handshake.upgrade.empty() && handshake.key.empty()) {
+        // A plain HTTP request: another route may serve it.
+        request->setYield(true);
+        return;
+    }
+    if (ws::HandshakeError error = ws::check(handshake); error != ws::HandshakeError::None) {
+        if (ws::statusFor(error) == 426) {
+            response->writeStatus("426 Upgrade Required")->writeHeader("Sec-WebSocket-Version", "13");
+        } else {
+            response->writeStatus("400 Bad Request");
+        }
+        response->writeHeader("Content-Type", "text/plain")->end(ws::describe(error), true);
+        return;
+    }
+    if (events_->upgrade(response, request, this)) return;
+    upgrade(
+        response, handshake.key, request->getHeader("sec-websocket-protocol"),
+        request->getHeader("sec-websocket-extensions"),
+        [](void* storage, void* events) { static_cast<WebSocketEvents*>(events)->constructDefaultUserData(storage); },
+        events_.get());
+}
+
+WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::string_view key, std::string_view protocol,
+                                               std::string_view extensions, void (*construct)(void*, void*),
+                                               void* argument) {
+    auto& http = static_cast<HttpConnection&>(*response);
+    if (!http.canSwitchProtocols()) return nullptr;
+    if (!ws::isValidKey(key)) {
+        response->writeStatus("400 Bad Request")
+            ->writeHeader("Content-Type", "text/plain")
+            ->end(ws::describe(ws::HandshakeError::BadKey), true);
+        return nullptr;
+    }
+    // One subprotocol: the first of a list, as uWebSockets answers.
+    protocol = http_syntax::trimOws(protocol.substr(0, protocol.find(',')));
+    if (!HttpResponse::isValidHeaderValue(protocol)) protocol = {};
+    ws::DeflateAgreement agreement = ws::DeflateAgreement::negotiate(extensions, deflate_);
+    char accept[ws::kAcceptBytes];
+    ws::computeAccept(key, accept);
+
+    http.beginCork();
+    http.write(k101);
+    http.write({accept, sizeof accept});
+    if (!protocol.empty()) {
+        http.write("\r\nSec-WebSocket-Protocol: ");
+        http.write(protocol);
+    }
+    if (agreement.accepted) {
+        char value[ws::kMaxDeflateResponseBytes];
+        http.write("\r\nSec-WebSocket-Extensions: ");
+        http.write({value, agreement.format(value)});
+    }
+    http.write("\r\n\r\n");
+
+    WebSocketConnection* socket = WebSocketConnection::create(http, *this, agreement);
+    construct(socket->userDataStorage(), argument);
+    socket->markUserDataConstructed();
+    socket->open();
+    http.handOver(*socket);
+    return socket->isClosed() || socket->closedForApplication() ? nullptr : socket;
+}
+
+}  // namespace loopwire

@@ -1,0 +1,154 @@
+#include "WebSocketServer.h"
+
+#include "ws/ServerFrameHeader.h"
+#include "ws/WebSocketConnection.h"
+#include "ws/WebSocketContext.h"
+
+#include <cstring>
+
+namespace loopwire {
+
+namespace {
+
+// Scratch buffers that grew past this are freed after use.
+constexpr std::size_t kMaxRetainedScratchBytes = 64 * 1024;
+
+// A published message as the topic tree stores it: a small header, the uncompressed frame, then (when it was
+// compressed) the compressed frame.
+//   byte 0       the opcode
+//   bytes 1-4    the uncompressed frame's length (little-endian)
+//   byte 5       its header's length
+struct RecordHeader {
+    static constexpr std::size_t kBytes = 6;
+    OpCode opCode;
+    std::uint32_t frameBytes;
+    std::uint8_t frameHeaderBytes;
+
+    void writeTo(char (&out)[kBytes]) const noexcept {
+        out[0] = static_cast<char>(opCode);
+        for (int i = 0; i < 4; ++i)
+            out[1 + i] = static_cast<char>((frameBytes >> (8 * i)) & 0xFF);
+        out[5] = static_cast<char>(frameHeaderBytes);
+    }
+    static RecordHeader readFrom(std::string_view record) noexcept {
+        RecordHeader header;
+        header.opCode = static_cast<OpCode>(record[0]);
+        header.frameBytes = 0;
+        for (int i = 0; i < 4; ++i)
+            header.frameBytes |= std::uint32_t{static_cast<unsigned char>(record[1 + i])} << (8 * i);
+        header.frameHeaderBytes = static_cast<std::uint8_t>(record[5]);
+        return header;
+    }
+};
+
+}  // namespace
+
+WebSocketServer::WebSocketServer(HttpServer& http) : http_(http), sockets_(http.loop()) {}
+
+WebSocketServer::~WebSocketServer() {
+    loop().cancelFlush(*this);
+    sockets_.closeAll();
+}
+
+WebSocketServer& WebSocketServer::of(HttpServer& http) {
+    if (http.extension() == nullptr) http.setExtension(std::make_unique<WebSocketServer>(http));
+    return static_cast<WebSocketServer&>(*http.extension());
+}
+
+WebSocketContext& WebSocketServer::addContext(std::unique_ptr<WebSocketContext> context) {
+    contexts_.push_back(std::move(context));
+    return *contexts_.back();
+}
+
+void WebSocketServer::close() noexcept { sockets_.closeAll(); }
+
+bool WebSocketServer::publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
+                              const WebSocketConnection* sender) {
+    if (draining_) {
+        // The tree is being walked: this publish follows the batch being delivered.
+        queued_.push_back({std::string(topic), std::string(message), opCode, compress, sender});
+        return topics_.subscriberCount(topic) > (sender != nullptr && topics_.isSubscribed(sender, topic) ? 1 : 0);
+    }
+    if (topics_.subscriberCount(topic) == 0) return false;
+    auto opcode = opCode == OpCode::Text ? ws::Opcode::Text : ws::Opcode::Binary;
+    char header[ws::kMaxServerHeaderBytes];
+    std::size_t headerBytes = ws::writeServerHeader(header, opcode, message.size());
+    char recordHeader[RecordHeader::kBytes];
+    RecordHeader{opCode, static_cast<std::uint32_t>(headerBytes + message.size()),
+                 static_cast<std::uint8_t>(headerBytes)}
+        .writeTo(recordHeader);
+    frameScratch_.clear();
+    frameScratch_.append({recordHeader, sizeof recordHeader});
+    frameScratch_.append({header, headerBytes});
+    frameScratch_.append(message);
+    if (compress && !message.empty()) {
+        // Compressed once, without context: any subscriber that agreed to no context takeover (and the
+        // window) can take these bytes as they are.
+        deflateScratch_.clear();
+        ws::Deflater* compressor = sharedDeflater(kPublishWindowBits);
+        if (compressor != nullptr && compressor->compress(message, deflateScratch_)) {
+            std::size_t compressedHeaderBytes =
+                ws::writeServerHeader(header, opcode, deflateScratch_.size(), true, true);
+            frameScratch_.append({header, compressedHeaderBytes});
+            frameScratch_.append(deflateScratch_.view());
+        }
+    }
+    std::size_t recipients = topics_.publish(topic, frameScratch_.view(), sender);
+    trimScratch();
+    if (frameScratch_.capacity() > kMaxRetainedScratchBytes) frameScratch_.release();
+    if (recipients > 0) loop().requestFlush(*this);
+    return recipients > 0;
+}
+
+void WebSocketServer::onFlush() {
+    if (!topics_.hasWaiting()) return;
+    loop().runBatch([this] { deliverPublished(); });
+}
+
+void WebSocketServer::deliverPublished() {
+    draining_ = true;
+    topics_.drain([](WebSocketConnection* subscriber, const std::vector<std::string_view>& records) {
+        if (subscriber->isClosed() || subscriber->closedForApplication()) return;
+        // All of a subscriber's messages of the batch leave in one write.
+        subscriber->cork();
+        for (std::string_view record : records) {
+            RecordHeader header = RecordHeader::readFrom(record);
+            std::string_view frame = record.substr(RecordHeader::kBytes, header.frameBytes);
+            std::string_view compressed = record.substr(RecordHeader::kBytes + header.frameBytes);
+            std::string_view payload = frame.substr(header.frameHeaderBytes);
+            bool sent = subscriber->deliverPublished(
+                !compressed.empty() && subscriber->takesSharedCompressedFrames() ? compressed : frame, payload,
+                header.opCode);
+            // As in uWebSockets: the first message dropped for backpressure drops the rest of the batch.
+            if (!sent) break;
+        }
+        subscriber->uncork();
+    });
+    draining_ = false;
+    if (!queued_.empty()) {
+        std::vector<QueuedPublish> queued = std::move(queued_);
+        queued_.clear();
+        for (QueuedPublish& publish : queued)
+            this->publish(publish.topic, publish.message, publish.opCode, publish.compress, publish.sender);
+    }
+}
+
+ws::Deflater* WebSocketServer::sharedDeflater(std::uint8_t windowBits) {
+    if (windowBits < ws::kMinCompressorWindowBits) windowBits = ws::kMinCompressorWindowBits;
+    if (windowBits > kPublishWindowBits) windowBits = kPublishWindowBits;
+    std::unique_ptr<ws::Deflater>& deflater = sharedDeflaters_[windowBits];
+    if (!deflater) deflater = std::make_unique<ws::Deflater>(windowBits, 8, false);
+    return deflater->ready() ? deflater.get() : nullptr;
+}
+
+ws::Inflater* WebSocketServer::sharedInflater() {
+    if (!sharedInflater_) sharedInflater_ = std::make_unique<ws::Inflater>(ws::kMaxWindowBits, false);
+    return sharedInflater_->ready() ? sharedInflater_.get() : nullptr;
+}
+
+void WebSocketServer::trimScratch() noexcept {
+    if (deflateScratch_.capacity() > kMaxRetainedScratchBytes) deflateScratch_.release();
+    if (inflateScratch_.capacity() > kMaxRetainedScratchBytes) inflateScratch_.release();
+}
+
+}  // namespace loopwire
