@@ -54,8 +54,9 @@ const httpServers = (name) => ({
   uws: uwsApiServer(name, '{uws}'),
 });
 
-// The echo servers of the ws/* scenarios; loopwire (C++) gets one when the core has WebSocket.
+// The echo servers of the ws/* scenarios.
 const echoServers = () => ({
+  'loopwire-cpp': cppServer('echo'),
   'loopwire-js': uwsApiServer('echo', '{root}'),
   'node-http': nodeServer('echo', 'ws'),
   uws: uwsApiServer('echo', '{uws}'),
@@ -104,15 +105,11 @@ const SCENARIOS = [
   },
   {
     name: 'ws/echo-20b',
-    enabled: false,
-    disabled: 'loopwire has no WebSocket yet',
     request: { mode: 'ws', path: '/', messageBytes: 20 },
     servers: echoServers(),
   },
   {
     name: 'ws/echo-4kb',
-    enabled: false,
-    disabled: 'loopwire has no WebSocket yet',
     request: { mode: 'ws', path: '/', messageBytes: 4096 },
     servers: echoServers(),
   },

@@ -1,5 +1,5 @@
-// Command line shared by the examples: --port N (default 3000, or $PORT; 0 for any free port) and
-// --backend epoll|libuv.
+// Command line shared by the examples: --port N (default 3000, or $PORT; 0 for any free port),
+// --backend epoll|libuv, and --compression off|shared|dedicated for the WebSocket examples.
 #pragma once
 
 #include <loopwire/App.h>
@@ -11,6 +11,7 @@
 struct ExampleArgs {
     int port = 3000;
     loopwire::ServerOptions options;
+    loopwire::CompressOptions compression = loopwire::DISABLED;
 
     static ExampleArgs parse(int argc, char** argv) {
         ExampleArgs args;
@@ -22,8 +23,20 @@ struct ExampleArgs {
                 ++i;
                 args.options.backend =
                     std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv : loopwire::LoopBackend::Epoll;
+            } else if (std::strcmp(argv[i], "--compression") == 0 && i + 1 < argc) {
+                ++i;
+                if (std::strcmp(argv[i], "shared") == 0) {
+                    args.compression = loopwire::SHARED_COMPRESSOR | loopwire::SHARED_DECOMPRESSOR;
+                } else if (std::strcmp(argv[i], "dedicated") == 0) {
+                    args.compression = loopwire::DEDICATED_COMPRESSOR | loopwire::DEDICATED_DECOMPRESSOR;
+                } else if (std::strcmp(argv[i], "off") != 0) {
+                    std::fprintf(stderr, "--compression takes off, shared or dedicated\n");
+                    std::exit(2);
+                }
             } else {
-                std::fprintf(stderr, "usage: %s [--port N] [--backend epoll|libuv]\n", argv[0]);
+                std::fprintf(stderr,
+                             "usage: %s [--port N] [--backend epoll|libuv] [--compression off|shared|dedicated]\n",
+                             argv[0]);
                 std::exit(2);
             }
         }

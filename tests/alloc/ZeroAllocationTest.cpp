@@ -174,6 +174,68 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
     }
 }
 
+// A client frame: FIN + binary, masked with a fixed key (the server unmasks in place either way).
+std::string maskedBinaryFrame(std::size_t length) {
+    std::string frame;
+    frame += static_cast<char>(0x82);
+    if (length < 126) {
+        frame += static_cast<char>(0x80 | length);
+    } else {
+        frame += static_cast<char>(0x80 | 126);
+        frame += static_cast<char>(length >> 8);
+        frame += static_cast<char>(length & 0xFF);
+    }
+    const char mask[4] = {0x11, 0x22, 0x33, 0x44};
+    frame.append(mask, 4);
+    for (std::size_t i = 0; i < length; ++i)
+        frame += static_cast<char>('e' ^ mask[i % 4]);
+    return frame;
+}
+
+// A WebSocket echo of uncompressed binary messages (20 bytes and 4 KiB, the ws/echo-* scenarios) allocates
+// nothing per message once the connection is open.
+TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
+    struct NoUserData {};
+    ServerOptions options;
+    options.backend = GetParam();
+    TestServer server(options, [](App& app) {
+        tCountAllocations = true;
+        app.ws<NoUserData>("/*", {.maxPayloadLength = 64 * 1024,
+                                  .message = [](WebSocket<NoUserData>* ws, std::string_view message, OpCode opCode) {
+                                      ws->send(message, opCode);
+                                  }});
+    });
+    for (std::size_t length : {std::size_t{20}, std::size_t{4096}}) {
+        SCOPED_TRACE(length);
+        TestClient client(server.port());
+        client.send(
+            "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+        std::string head;
+        while (head.find("\r\n\r\n") == std::string::npos) {
+            std::string byte = client.readBytes(1);
+            ASSERT_EQ(byte.size(), 1u);
+            head += byte;
+        }
+        ASSERT_EQ(head.rfind("HTTP/1.1 101 ", 0), 0u) << head;
+        const std::string frame = maskedBinaryFrame(length);
+        const std::size_t echoBytes = (length < 126 ? 2 : 4) + length;
+        auto echo = [&](int messages) {
+            for (int i = 0; i < messages; ++i) {
+                client.send(frame);
+                ASSERT_EQ(client.readBytes(echoBytes).size(), echoBytes);
+            }
+        };
+        echo(kWarmupRequests);
+        server.runOnLoop([](App&) {});
+        std::size_t before = gServerAllocations.load();
+        echo(kMeasuredRequests);
+        server.runOnLoop([](App&) {});
+        std::size_t after = gServerAllocations.load();
+        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
+    }
+}
+
 // Pub/sub: once its buffers have grown to a batch, publishing to many subscribers and draining allocate nothing.
 TEST(ZeroAllocation, PublishAndDrainAllocateNothingAfterTheFirstBatch) {
     struct Subscriber {};

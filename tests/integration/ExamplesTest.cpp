@@ -1,6 +1,7 @@
 // Smoke-runs every C++ example: start it with --port 0, wait for "listening on <port>", make the request it is
 // about, and stop it.
 #include "TestClient.h"
+#include "WsTestClient.h"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +93,44 @@ TEST_P(Examples, Streaming) {
     for (std::size_t i = 0; i < response->body.size(); i += 999983) {
         ASSERT_EQ(response->body[i], static_cast<char>('a' + i % 26)) << "byte " << i;
     }
+}
+
+TEST_P(Examples, EchoServer) {
+    ExampleProcess example("echo_server", GetParam());
+    ASSERT_GT(example.port(), 0);
+    WsTestClient client(example.port());
+    auto head = client.handshake("/");
+    ASSERT_TRUE(head);
+    ASSERT_EQ(head->status, 101);
+    std::string big(200000, 'b');
+    client.send(clientFrame(op::kBinary, big));
+    auto echoed = client.readFrame();
+    ASSERT_TRUE(echoed);
+    EXPECT_EQ(echoed->opcode, op::kBinary);
+    EXPECT_EQ(echoed->payload, big);
+    client.send(clientFrame(op::kText, "hello"));
+    echoed = client.readFrame();
+    ASSERT_TRUE(echoed);
+    EXPECT_EQ(echoed->opcode, op::kText);
+    EXPECT_EQ(echoed->payload, "hello");
+}
+
+TEST_P(Examples, PubSub) {
+    ExampleProcess example("pubsub", GetParam());
+    ASSERT_GT(example.port(), 0);
+    WsTestClient alice(example.port());
+    WsTestClient bob(example.port());
+    WsTestClient elsewhere(example.port());
+    ASSERT_EQ(alice.handshake("/room/lobby")->status, 101);
+    ASSERT_EQ(bob.handshake("/room/lobby")->status, 101);
+    ASSERT_EQ(elsewhere.handshake("/room/other")->status, 101);
+    alice.send(clientFrame(op::kText, "hi"));
+    for (WsTestClient* member : {&alice, &bob}) {
+        auto line = member->readFrame();
+        ASSERT_TRUE(line);
+        EXPECT_EQ(line->payload, "#1: hi");
+    }
+    EXPECT_TRUE(elsewhere.raw().staysQuiet(std::chrono::milliseconds(200)));
 }
 
 }  // namespace

@@ -140,3 +140,74 @@ test('the reference counts of lent chunks go back to their pool when V8 drops th
   }
   assert.equal(counters().lentStores, 0);
 });
+
+/** Opens a WebSocket on port with a raw socket; resolves with echo(frame, replyBytes) once upgraded. */
+function openRawWebSocket(port) {
+  const net = require('node:net');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+                   'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    });
+    let buffered = Buffer.alloc(0);
+    let upgraded = false;
+    let waiting = null;
+    socket.on('data', (chunk) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (!upgraded) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        upgraded = true;
+        buffered = buffered.subarray(end + 4);
+        resolve({
+          socket,
+          echo(frame, replyBytes) {
+            return new Promise((done) => {
+              waiting = { replyBytes, done };
+              socket.write(frame);
+              socket.emit('data', Buffer.alloc(0));
+            });
+          },
+        });
+      }
+      if (waiting && buffered.length >= waiting.replyBytes) {
+        buffered = buffered.subarray(waiting.replyBytes);
+        const { done } = waiting;
+        waiting = null;
+        done();
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** A masked binary client frame of `length` bytes. */
+function maskedFrame(length) {
+  const header = length < 126 ? Buffer.from([0x82, 0x80 | length]) : Buffer.from([0x82, 0x80 | 126, length >> 8, length & 0xff]);
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const payload = Buffer.alloc(length, 7);
+  for (let i = 0; i < length; i++) payload[i] ^= mask[i % 4];
+  return Buffer.concat([header, mask, payload]);
+}
+
+test('a WebSocket echo costs at most one native allocation per message and no global handle', async (t) => {
+  const { port } = listen(t, (app) => app.ws('/*', {
+    maxPayloadLength: 64 * 1024,
+    message: (ws, message, isBinary) => ws.send(message, isBinary),
+  }), uWS);
+  for (const length of [20, 4096]) {
+    const ws = await openRawWebSocket(port);
+    const frame = maskedFrame(length);
+    const replyBytes = (length < 126 ? 2 : 4) + length;
+    for (let i = 0; i < WARM_UP; i++) await ws.echo(frame, replyBytes);
+    const before = counters();
+    for (let i = 0; i < MEASURED; i++) await ws.echo(frame, replyBytes);
+    const after = counters();
+    ws.socket.destroy();
+    t.diagnostic(`${length}-byte echo: ${(after.allocations - before.allocations) / MEASURED} native allocations and ` +
+                 `${(after.handlesCreated - before.handlesCreated) / MEASURED} global handles per message`);
+    assert.equal(after.handlesCreated - before.handlesCreated, 0, `global handles per ${length}-byte message`);
+    assert.ok(after.allocations - before.allocations <= MEASURED,
+      `${after.allocations - before.allocations} native allocations for ${MEASURED} messages of ${length} bytes`);
+  }
+});

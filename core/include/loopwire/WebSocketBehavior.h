@@ -127,15 +127,15 @@ struct WebSocketBehavior {
     bool resetIdleTimeoutOnSend = false;
     bool sendPingsAutomatically = true;
     std::uint32_t maxLifetime = 0;
-    InlineFunction<void(HttpResponse*, HttpRequest*, WebSocketContext*), kWebSocketHandlerCapacity> upgrade;
-    InlineFunction<void(Socket*), kWebSocketHandlerCapacity> open;
-    InlineFunction<void(Socket*, std::string_view, OpCode), kWebSocketHandlerCapacity> message;
-    InlineFunction<void(Socket*, std::string_view, OpCode), kWebSocketHandlerCapacity> dropped;
-    InlineFunction<void(Socket*), kWebSocketHandlerCapacity> drain;
-    InlineFunction<void(Socket*, std::string_view), kWebSocketHandlerCapacity> ping;
-    InlineFunction<void(Socket*, std::string_view), kWebSocketHandlerCapacity> pong;
-    InlineFunction<void(Socket*, int, std::string_view), kWebSocketHandlerCapacity> close;
-    InlineFunction<void(Socket*, std::string_view, int, int), kWebSocketHandlerCapacity> subscription;
+    InlineFunction<void(HttpResponse*, HttpRequest*, WebSocketContext*), kWebSocketHandlerCapacity> upgrade{};
+    InlineFunction<void(Socket*), kWebSocketHandlerCapacity> open{};
+    InlineFunction<void(Socket*, std::string_view, OpCode), kWebSocketHandlerCapacity> message{};
+    InlineFunction<void(Socket*, std::string_view, OpCode), kWebSocketHandlerCapacity> dropped{};
+    InlineFunction<void(Socket*), kWebSocketHandlerCapacity> drain{};
+    InlineFunction<void(Socket*, std::string_view), kWebSocketHandlerCapacity> ping{};
+    InlineFunction<void(Socket*, std::string_view), kWebSocketHandlerCapacity> pong{};
+    InlineFunction<void(Socket*, int, std::string_view), kWebSocketHandlerCapacity> close{};
+    InlineFunction<void(Socket*, std::string_view, int, int), kWebSocketHandlerCapacity> subscription{};
 };
 
 // WebSocketEvents for a typed behaviour (App::ws makes one).
