@@ -66,7 +66,7 @@ std::size_t AnyWebSocket::getBufferedAmount() const noexcept { return connection
 std::string_view AnyWebSocket::getRemoteAddress() const noexcept { return connectionOf(this).remoteAddress().bytes(); }
 
 std::string_view AnyWebSocket::getRemoteAddressAsText() const noexcept {
-    return const_cast<WebSocketConnection&>(connectionOf(this)).remoteAddressText();
+    return connectionOf(this).remoteAddressText();
 }
 
 std::uint16_t AnyWebSocket::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }

@@ -144,7 +144,7 @@ void FrameParser::unmask(char* data, std::size_t length) noexcept {
     }
     for (; i < length; ++i)
         data[i] = static_cast<char>(static_cast<std::uint8_t>(data[i]) ^ rotated[i & 7]);
-    maskOffset_ = (maskOffset_ + length) & 3;
+    maskOffset_ = static_cast<std::uint8_t>((maskOffset_ + length) & 3);
 }
 
 }  // namespace loopwire::ws

@@ -92,20 +92,19 @@ private:
     // The payload of current_ is over: a final data frame ends its message.
     void endFrame() noexcept;
 
+    // Ordered for size: a parser lives in every open WebSocket.
     std::uint64_t maxMessageBytes_;
-    bool rsv1Allowed_;
-
-    std::uint8_t header_[kMaxFrameHeaderBytes] = {};
-    std::size_t headerBytes_ = 0;    // of the header being read
-    std::uint64_t payloadLeft_ = 0;  // of the frame being read; its header is complete when headerBytes_ == 0
-    bool inPayload_ = false;
-    std::uint8_t mask_[4] = {};
-    std::size_t maskOffset_ = 0;  // position in the mask of the next payload byte
+    std::uint64_t payloadLeft_ = 0;   // of the frame being read; its header is complete when headerBytes_ == 0
+    std::uint64_t messageBytes_ = 0;  // of the data message in progress, headers excluded
     FrameHeader current_;
-
+    std::uint8_t header_[kMaxFrameHeaderBytes] = {};
+    std::uint8_t headerBytes_ = 0;  // of the header being read
+    std::uint8_t maskOffset_ = 0;   // position in the mask of the next payload byte
+    std::uint8_t mask_[4] = {};
+    bool rsv1Allowed_;
+    bool inPayload_ = false;
     Opcode messageOpcode_ = Opcode::Continuation;  // the fragmented data message in progress
     bool messageCompressed_ = false;
-    std::uint64_t messageBytes_ = 0;  // of the data message in progress, headers excluded
 };
 
 template <typename Visitor>
@@ -117,7 +116,7 @@ FrameError FrameParser::parse(char* data, std::size_t length, Visitor& visitor) 
             while (headerBytes_ < 2 && at < length)
                 header_[headerBytes_++] = static_cast<std::uint8_t>(data[at++]);
             if (headerBytes_ < 2) break;
-            const std::size_t needed = headerSize();
+            const auto needed = static_cast<std::uint8_t>(headerSize());
             while (headerBytes_ < needed && at < length)
                 header_[headerBytes_++] = static_cast<std::uint8_t>(data[at++]);
             if (headerBytes_ < needed) break;

@@ -55,7 +55,6 @@ WebSocketConnection::WebSocketConnection(Socket& predecessor, WebSocketContext& 
                                          const ws::DeflateAgreement& agreement)
     : Socket(predecessor, context.server().sockets()),
       context_(context),
-      server_(context.server()),
       parser_(wireLimitFor(context.settings().maxPayloadLength, agreement.accepted), agreement.accepted),
       agreement_(agreement) {
     if (std::uint32_t minutes = context.settings().maxLifetime; minutes != 0) {
@@ -67,6 +66,13 @@ WebSocketConnection::WebSocketConnection(Socket& predecessor, WebSocketContext& 
 
 WebSocketConnection::~WebSocketConnection() {
     if (userDataConstructed_) context_.events().destroyUserData(userDataStorage());
+}
+
+WebSocketServer& WebSocketConnection::server() const noexcept { return context_.server(); }
+
+WebSocketConnection::Extras& WebSocketConnection::extras() {
+    if (!extras_) extras_ = std::make_unique<Extras>();
+    return *extras_;
 }
 
 void* WebSocketConnection::userDataStorage() noexcept { return reinterpret_cast<char*>(this) + kUserDataOffset; }
@@ -93,7 +99,7 @@ bool WebSocketConnection::onFrame(const ws::FrameHeader& header) {
     if (isClosed()) return false;
     frameOpcode_ = header.opcode;
     if (ws::isControl(header.opcode)) {
-        control_.clear();
+        if (extras_) extras_->control.clear();
         return true;
     }
     frameFin_ = header.fin;
@@ -115,17 +121,17 @@ bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
     if (isClosed()) return false;
     if (ws::isControl(frameOpcode_)) {
         if (!endsFrame) {
-            control_.append(payload);
+            extras().control.append(payload);
             return true;
         }
-        if (control_.empty()) return handleControl(payload);
-        control_.append(payload);
-        return handleControl(control_.view());
+        if (extras_ == nullptr || extras_->control.empty()) return handleControl(payload);
+        extras_->control.append(payload);
+        return handleControl(extras_->control.view());
     }
     // After our close frame, the peer's data frames are read (its close frame may follow) but not delivered.
     if (closeSent_) return true;
     const bool text = parser_.messageOpcode() == ws::Opcode::Text;
-    if (wholeMessageFrame_ && endsFrame && message_.empty()) {
+    if (wholeMessageFrame_ && endsFrame && !gatheringMessage()) {
         // The common case: the whole message in this read, delivered where it lies.
         if (text && !Utf8Validator::isValid(payload)) {
             fail(ws::kCloseInvalidPayload, "invalid UTF-8");
@@ -139,31 +145,32 @@ bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
         fail(ws::kCloseInvalidPayload, "invalid UTF-8");
         return false;
     }
-    message_.append(payload);
+    ByteBuffer& message = extras().message;
+    message.append(payload);
     if (!endsFrame || !frameFin_) return true;
     if (!compressed) {
         if (text && !utf8_.isComplete()) {
             fail(ws::kCloseInvalidPayload, "invalid UTF-8");
             return false;
         }
-        bool goOn = deliverMessage(message_.view());
-        message_.clear();
-        if (message_.capacity() > kMaxRetainedMessageBytes) message_.release();
+        bool goOn = deliverMessage(message.view());
+        message.clear();
+        if (message.capacity() > kMaxRetainedMessageBytes) message.release();
         return goOn;
     }
     ws::Inflater* decompressor = inflater();
-    ByteBuffer& inflated = server_.inflateScratch();
+    ByteBuffer& inflated = server().inflateScratch();
     inflated.clear();
     const std::size_t limit = context_.settings().maxPayloadLength;
     ws::Inflater::Result result = ws::Inflater::Result::Corrupt;
     if (decompressor != nullptr) {
-        result = decompressor->add(message_.view(), inflated, limit);
+        result = decompressor->add(message.view(), inflated, limit);
         // finish() also readies the inflater for the next message after an error (a shared one serves others).
         ws::Inflater::Result finished = decompressor->finish(inflated, limit);
         if (result == ws::Inflater::Result::Ok) result = finished;
     }
-    message_.clear();
-    if (message_.capacity() > kMaxRetainedMessageBytes) message_.release();
+    message.clear();
+    if (message.capacity() > kMaxRetainedMessageBytes) message.release();
     if (result == ws::Inflater::Result::TooBig) {
         fail(ws::kCloseMessageTooBig, "message too big");
         return false;
@@ -177,7 +184,7 @@ bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
         return false;
     }
     bool goOn = deliverMessage(inflated.view());
-    server_.trimScratch();
+    server().trimScratch();
     return goOn;
 }
 
@@ -285,12 +292,12 @@ SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opC
     auto opcode = static_cast<ws::Opcode>(opCode);
     if (opCode != OpCode::Text && opCode != OpCode::Binary && opCode != OpCode::Pong) opcode = ws::Opcode::Binary;
     // What was published before this send reaches the peer before it.
-    server_.drainTopics();
+    server().drainTopics();
     if (!admit(message, opCode)) return SendStatus::Dropped;
     std::string_view payload = message;
     bool compressed = false;
     if (compress && agreement_.accepted && !message.empty() && opcode != ws::Opcode::Pong) {
-        ByteBuffer& out = server_.deflateScratch();
+        ByteBuffer& out = server().deflateScratch();
         out.clear();
         if (ws::Deflater* compressor = deflater(); compressor != nullptr && compressor->compress(message, out)) {
             payload = out.view();
@@ -301,7 +308,7 @@ SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opC
         payload = payload.substr(0, ws::kMaxControlPayloadBytes);
     }
     writeFrame(opcode, payload, true, compressed);
-    if (compressed) server_.trimScratch();
+    if (compressed) server().trimScratch();
     if (context_.settings().resetIdleTimeoutOnSend) {
         restartIdleTimeout();
         armDeadline();
@@ -311,7 +318,7 @@ SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opC
 
 SendStatus WebSocketConnection::sendFragment(std::string_view fragment, OpCode opCode, bool first, bool last) {
     if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
-    if (first) server_.drainTopics();
+    if (first) server().drainTopics();
     if (!admit(fragment, opCode)) return SendStatus::Dropped;
     ws::Opcode opcode = ws::Opcode::Continuation;
     if (first) opcode = opCode == OpCode::Text ? ws::Opcode::Text : ws::Opcode::Binary;
@@ -353,7 +360,7 @@ void WebSocketConnection::onWritable() {
 
 void WebSocketConnection::end(int code, std::string_view reason) {
     if (closeHandlerRan_ || isClosed()) return;
-    server_.drainTopics();
+    server().drainTopics();
     if (!closeSent_) {
         char payload[2 + ws::kMaxCloseReasonBytes];
         std::size_t bytes = ws::ClosePayload::write(static_cast<std::uint16_t>(code), reason, payload);
@@ -373,12 +380,12 @@ void WebSocketConnection::runCloseHandler(int code, std::string_view reason) {
     WebSocketEvents& events = context_.events();
     // As uWebSockets does: the subscriptions end (with their events) before the close handler runs.
     if (events.wantsSubscriptionEvents()) {
-        server_.topics().remove(
+        server().topics().remove(
             this, [this, &events](std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
                 events.subscription(this, topic, static_cast<int>(change.newCount), static_cast<int>(change.oldCount));
             });
     } else {
-        server_.topics().remove(this);
+        server().topics().remove(this);
     }
     events.close(this, code, reason);
     if (userDataConstructed_) {
@@ -446,7 +453,7 @@ void WebSocketConnection::onTimeout() {
 
 bool WebSocketConnection::subscribe(std::string_view topic) {
     if (closeHandlerRan_ || isClosed()) return false;
-    auto change = server_.topics().subscribe(this, topic);
+    auto change = server().topics().subscribe(this, topic);
     if (change.changed && context_.events().wantsSubscriptionEvents()) {
         context_.events().subscription(this, topic, static_cast<int>(change.newCount),
                                        static_cast<int>(change.oldCount));
@@ -456,7 +463,7 @@ bool WebSocketConnection::subscribe(std::string_view topic) {
 
 bool WebSocketConnection::unsubscribe(std::string_view topic) {
     if (closeHandlerRan_ || isClosed()) return false;
-    auto change = server_.topics().unsubscribe(this, topic);
+    auto change = server().topics().unsubscribe(this, topic);
     if (change.changed && context_.events().wantsSubscriptionEvents()) {
         context_.events().subscription(this, topic, static_cast<int>(change.newCount),
                                        static_cast<int>(change.oldCount));
@@ -469,26 +476,31 @@ bool WebSocketConnection::unsubscribe(std::string_view topic) {
 ws::Deflater* WebSocketConnection::deflater() {
     // A dedicated compressor keeps its context unless the client asked it not to; without one (shared, or none
     // configured) the loop's shared compressor serves, which keeps none.
-    if (!context_.hasDedicatedCompressor()) return server_.sharedDeflater(agreement_.serverMaxWindowBits);
-    if (!dedicatedDeflater_) {
-        dedicatedDeflater_ =
+    if (!context_.hasDedicatedCompressor()) return server().sharedDeflater(agreement_.serverMaxWindowBits);
+    std::unique_ptr<ws::Deflater>& deflater = extras().deflater;
+    if (!deflater) {
+        deflater =
             std::make_unique<ws::Deflater>(agreement_.serverMaxWindowBits, context_.dedicatedCompressorMemLevel(),
                                            !agreement_.serverNoContextTakeover);
     }
-    return dedicatedDeflater_->ready() ? dedicatedDeflater_.get() : nullptr;
+    return deflater->ready() ? deflater.get() : nullptr;
 }
 
 ws::Inflater* WebSocketConnection::inflater() {
     // Without a dedicated decompressor the client agreed to keep no context, so the loop's one inflater (with the
     // widest window, which decodes any narrower one) serves every connection: a message is inflated whole.
-    if (!context_.hasDedicatedDecompressor()) return server_.sharedInflater();
-    if (!dedicatedInflater_) {
-        dedicatedInflater_ =
-            std::make_unique<ws::Inflater>(agreement_.clientMaxWindowBits, !agreement_.clientNoContextTakeover);
+    if (!context_.hasDedicatedDecompressor()) return server().sharedInflater();
+    std::unique_ptr<ws::Inflater>& inflater = extras().inflater;
+    if (!inflater) {
+        inflater = std::make_unique<ws::Inflater>(agreement_.clientMaxWindowBits, !agreement_.clientNoContextTakeover);
     }
-    return dedicatedInflater_->ready() ? dedicatedInflater_.get() : nullptr;
+    return inflater->ready() ? inflater.get() : nullptr;
 }
 
-std::string_view WebSocketConnection::remoteAddressText() noexcept { return remoteAddress().toText(addressText_); }
+std::string_view WebSocketConnection::remoteAddressText() const noexcept {
+    // Formatted on demand rather than kept: 46 bytes in every idle connection for a call most never get.
+    thread_local char text[SocketAddress::kMaxTextLength];
+    return remoteAddress().toText(text);
+}
 
 }  // namespace loopwire

@@ -56,7 +56,7 @@ public:
     static void operator delete(void* object) noexcept { ::operator delete(object); }
 
     WebSocketContext& context() const noexcept { return context_; }
-    WebSocketServer& server() const noexcept { return server_; }
+    WebSocketServer& server() const noexcept;
     void* userDataStorage() noexcept;
     // The user data was constructed (it is destroyed after the close handler).
     void markUserDataConstructed() noexcept { userDataConstructed_ = true; }
@@ -73,7 +73,8 @@ public:
     bool unsubscribe(std::string_view topic);
     bool beginCork();
     void endCork(bool corkedHere);
-    std::string_view remoteAddressText() noexcept;
+    // Valid until the next call on this thread.
+    std::string_view remoteAddressText() const noexcept;
     bool closedForApplication() const noexcept { return closeHandlerRan_; }
 
     // Writes a frame formatted by the WebSocketServer's publish: the drain of the topic tree. Checks
@@ -111,13 +112,20 @@ private:
     ws::Deflater* deflater();
     ws::Inflater* inflater();
 
+    // What only a connection that needs it has, allocated at first use and kept (an idle connection has none).
+    struct Extras {
+        ByteBuffer message;  // the message being gathered (compressed bytes, for a compressed one)
+        ByteBuffer control;  // a control frame's payload split across reads
+        std::unique_ptr<ws::Deflater> deflater;
+        std::unique_ptr<ws::Inflater> inflater;
+    };
+    Extras& extras();
+    bool gatheringMessage() const noexcept { return extras_ != nullptr && !extras_->message.empty(); }
+
+    // Ordered for size: one lives in every open WebSocket.
     WebSocketContext& context_;
-    WebSocketServer& server_;
+    std::unique_ptr<Extras> extras_;
     ws::FrameParser parser_;
-    ByteBuffer message_;  // the message being gathered (compressed bytes, for a compressed one)
-    ByteBuffer control_;  // a control frame's payload split across reads
-    std::unique_ptr<ws::Deflater> dedicatedDeflater_;
-    std::unique_ptr<ws::Inflater> dedicatedInflater_;
     std::uint64_t idleDeadlineMs_ = 0;
     std::uint64_t lifetimeDeadlineMs_ = 0;
     std::uint64_t closingDeadlineMs_ = 0;
@@ -132,7 +140,6 @@ private:
     bool pingOutstanding_ = false;  // an automatic ping went out since the peer last sent anything
     bool sendingFragments_ = false;
     bool userDataConstructed_ = false;
-    char addressText_[SocketAddress::kMaxTextLength] = {};
 };
 
 }  // namespace loopwire
