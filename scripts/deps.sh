@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lists the Debian packages loopwire needs that this machine lacks; with --install, installs them (root only).
 #   build:  what `npm start` and `npm test` need
-#   full:   also what the ASan, libc++ and fuzz builds and the benchmark comparisons need
+#   full:   also what the ASan, libc++ and fuzz builds, the benchmark comparisons and the browser test of the demo
+#           (tests/js/demo.test.js: it skips without chromium, except under CI=true) need
 set -euo pipefail
 mode=check
 set_name=build
@@ -15,7 +16,7 @@ done
 
 packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev googletest libgtest-dev curl wrk)
 if [ "$set_name" = full ]; then
-  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind)
+  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind chromium)
 fi
 
 missing=()

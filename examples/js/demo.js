@@ -4,15 +4,32 @@
 //   /echo (POST)      the request body, collected with collectBody
 //   /stream           a chunked response written over time
 //   /declarative/:name  a DeclarativeResponse, answered without calling JavaScript
+//   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
 'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
 const uWS = require('loopwire');
 
 const port = Number(process.env.PORT ?? 3000);
 
-uWS.App()
+// A room is a topic `room/<room>`: no '/' in it, so rooms do not nest. A name is any short printable text.
+const ROOM = /^[\w-]{1,32}$/;
+const NAME = /^(?=.*\S)[^\p{C}]{1,24}$/u;
+const MAX_MESSAGE_BYTES = 4 * 1024;
+// The page (inline script and style, nothing loaded from elsewhere) is read once, at start.
+const CHAT_PAGE = fs.readFileSync(path.join(__dirname, 'demo_chat.html'));
+
+const app = uWS.App();
+
+/** Sends {name, text, at} or {name, event, at, online} as JSON to everyone in the room, the sender included. */
+function announce(room, message) {
+  app.publish(`room/${room}`, JSON.stringify({ ...message, at: Date.now() }), false, true);
+}
+
+app
   .get('/', (res) => {
     res.writeHeader('content-type', 'text/plain')
-      .end('Hello from loopwire. Try /users/42, POST /echo, /stream, /declarative/you\n');
+      .end('Hello from loopwire. Try /users/42, POST /echo, /stream, /declarative/you, /chat\n');
   })
   .get('/users/:id', (res, req) => {
     res.writeHeader('content-type', 'application/json').end(JSON.stringify({ id: req.getParameter('id') }));
@@ -45,6 +62,39 @@ uWS.App()
     .write('Hello, ')
     .writeParameterValue('name')
     .end('!\n'))
+  .get('/chat', (res) => {
+    res.writeHeader('content-type', 'text/html; charset=utf-8')
+      .writeHeader('content-security-policy',
+                   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+      .end(CHAT_PAGE);
+  })
+  .ws('/chat/ws', {
+    compression: uWS.SHARED_COMPRESSOR | uWS.SHARED_DECOMPRESSOR,
+    maxPayloadLength: MAX_MESSAGE_BYTES,
+    upgrade: (res, req, context) => {
+      const room = req.getQuery('room') ?? '';
+      const name = req.getQuery('name') ?? '';
+      if (!ROOM.test(room) || !NAME.test(name)) {
+        res.writeStatus('400 Bad Request')
+          .end('room: 1 to 32 letters, digits, _ or -; name: 1 to 24 printable characters\n');
+        return;
+      }
+      res.upgrade({ room, name }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
+                  req.getHeader('sec-websocket-extensions'), context);
+    },
+    open: (ws) => {
+      ws.subscribe(`room/${ws.room}`);
+      announce(ws.room, { name: ws.name, event: 'joined', online: app.numSubscribers(`room/${ws.room}`) });
+    },
+    message: (ws, message, isBinary) => {
+      if (isBinary) ws.end(1003, 'text only');
+      else announce(ws.room, { name: ws.name, text: Buffer.from(message).toString() });
+    },
+    close: (ws) => {
+      // The ws can no longer publish here; the app can, and the closed ws is no longer among the subscribers.
+      announce(ws.room, { name: ws.name, event: 'left', online: app.numSubscribers(`room/${ws.room}`) });
+    },
+  })
   .listen(port, (listenSocket) => {
     if (listenSocket) console.log(`loopwire demo listening on http://localhost:${uWS.us_socket_local_port(listenSocket)}`);
     else {

@@ -3,31 +3,8 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const net = require('node:net');
-const path = require('node:path');
-
-const examples = path.resolve(__dirname, '..', '..', 'examples', 'js');
-
-/** Starts an example with PORT=0 and resolves with { child, port } once it printed its port. */
-function start(t, name) {
-  const child = spawn(process.execPath, [path.join(examples, name)], { env: { ...process.env, PORT: '0' } });
-  t.after(() => child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 10000);
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /(?:port |localhost:|listening on )(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(match[1]), output: () => output });
-      }
-    });
-    child.stderr.on('data', (chunk) => { output += chunk; });
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));
-  });
-}
+const { startExample: start } = require('./helpers/example.js');
 
 test('hello_world.js', async (t) => {
   const { port } = await start(t, 'hello_world.js');
@@ -84,4 +61,6 @@ test('demo.js', async (t) => {
   assert.equal(await (await fetch(`${base}/echo`, { method: 'POST', body: 'echo me' })).text(), 'echo me');
   assert.equal(await (await fetch(`${base}/stream`)).text(), 'tick 1\ntick 2\ntick 3\ntick 4\ndone\n');
   assert.equal(await (await fetch(`${base}/declarative/you`)).text(), 'Hello, you!\n');
+  // The chat itself, with two browsers: demo.test.js.
+  assert.match(await (await fetch(`${base}/chat`)).text(), /<title>loopwire chat<\/title>/);
 });

@@ -1,0 +1,32 @@
+'use strict';
+// Starts a JS example of examples/js/ in a child node process, as `npm start` would, on a free port.
+
+const { spawn } = require('node:child_process');
+const path = require('node:path');
+
+const examples = path.resolve(__dirname, '..', '..', '..', 'examples', 'js');
+
+/**
+ * Starts examples/js/<name> with PORT=0 and resolves with { child, port, output() } once it printed its port
+ * (within 10 s); the child is killed when the test ends.
+ */
+function startExample(t, name) {
+  const child = spawn(process.execPath, [path.join(examples, name)], { env: { ...process.env, PORT: '0' } });
+  t.after(() => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 10000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /(?:port |localhost:|listening on )(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]), output: () => output });
+      }
+    });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}: ${output}`)));
+  });
+}
+
+module.exports = { startExample };
