@@ -2,7 +2,7 @@
 //
 // The net layer derives its sockets from it. The loop calls onIo() on the loop thread with the ready events;
 // onIo may unwatch and close the descriptor, but must not destroy the watcher itself (sockets are freed after
-// the iteration, see Loop::deferDelete). The backend-specific registration lives in `registration_`.
+// the iteration, see Loop::deferDelete). Both backends register descriptors through an EpollSet.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +31,9 @@ protected:
     IoWatcher& operator=(const IoWatcher&) = delete;
 
 private:
-    friend class EpollLoop;
-    friend class UvLoop;
+    friend class EpollSet;
     int fd_ = -1;
     std::uint32_t events_ = 0;
-    void* registration_ = nullptr;  // the libuv backend's uv_poll_t
 };
 
 }  // namespace loopwire

@@ -1,19 +1,16 @@
 // EpollLoop: the Loop backend on Linux epoll (level-triggered), for standalone servers.
 //
-// One epoll_wait per iteration, with up to kMaxEventsPerWait events; an eventfd wakes it for defer(). The epoll
-// descriptor and the eventfd are created in the constructor and closed in the destructor.
+// One epoll_wait per iteration on its EpollSet, with up to EpollSet::kMaxEventsPerWait events; an eventfd wakes it
+// for defer(). The epoll descriptor and the eventfd are created in the constructor and closed in the destructor.
 #pragma once
 
+#include "EpollSet.h"
 #include "loop/Loop.h"
-
-#include <sys/epoll.h>
 
 namespace loopwire {
 
 class EpollLoop final : public Loop {
 public:
-    static constexpr int kMaxEventsPerWait = 1024;
-
     explicit EpollLoop(std::uint32_t sweepIntervalMs);
     ~EpollLoop() override;
 
@@ -30,13 +27,12 @@ protected:
 private:
     void drainWakeups() noexcept;
     // The second batch of an iteration (Loop::runBatch), after the due timers: the `ready` descriptors the last
-    // epoll_wait reported in events_.
+    // wait reported.
     void dispatchReady(int ready);
 
-    int epollFd_ = -1;
+    EpollSet set_;
     int wakeupFd_ = -1;
     bool stopRequested_ = false;
-    epoll_event events_[kMaxEventsPerWait];
 };
 
 }  // namespace loopwire

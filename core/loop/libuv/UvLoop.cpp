@@ -14,25 +14,11 @@ struct UvLoop::Handles {
     uv_async_t async;
     uv_check_t check;
     uv_prepare_t prepare;
-    int open = 4;  // handles whose close callback has not run yet
+    uv_poll_t poll;  // the EpollSet's descriptor
+    int open = 5;    // handles whose close callback has not run yet
 };
 
 namespace {
-
-int toUv(std::uint32_t events) noexcept {
-    int result = 0;
-    if (events & io::kReadable) result |= UV_READABLE | UV_DISCONNECT;
-    if (events & io::kWritable) result |= UV_WRITABLE;
-    return result;
-}
-
-std::uint32_t fromUv(int status, int events) noexcept {
-    if (status < 0) return io::kError | io::kReadable;
-    std::uint32_t result = 0;
-    if (events & (UV_READABLE | UV_DISCONNECT)) result |= io::kReadable;
-    if (events & UV_WRITABLE) result |= io::kWritable;
-    return result;
-}
 
 [[noreturn]] void fatal(const char* what, int error) {
     std::fprintf(stderr, "loopwire: %s: %s\n", what, uv_strerror(error));
@@ -61,22 +47,26 @@ UvLoop::UvLoop(uv_loop_t* borrowed, std::uint32_t sweepIntervalMs)
     uv_async_init(uvLoop_, &handles_->async, &UvLoop::onAsync);
     uv_check_init(uvLoop_, &handles_->check);
     uv_prepare_init(uvLoop_, &handles_->prepare);
+    if (int error = uv_poll_init(uvLoop_, &handles_->poll, set_.fd()); error != 0) fatal("uv_poll_init", error);
     for (uv_handle_t* handle : allHandles()) {
         handle->data = this;
         uv_unref(handle);
     }
     uv_check_start(&handles_->check, &UvLoop::onCheck);
     uv_prepare_start(&handles_->prepare, &UvLoop::onPrepare);
+    if (int error = uv_poll_start(&handles_->poll, UV_READABLE, &UvLoop::onReady); error != 0) {
+        fatal("uv_poll_start", error);
+    }
     startInternalTimers();
 }
 
 UvLoop::~UvLoop() {
-    readyHead_ = nullptr;
-    readyTail_ = &readyHead_;
     stopInternalTimers();
     uv_timer_stop(&handles_->timer);
     uv_check_stop(&handles_->check);
     uv_prepare_stop(&handles_->prepare);
+    // Stopping takes the epoll descriptor out of libuv's own set at once, so set_ may close it afterwards.
+    uv_poll_stop(&handles_->poll);
     for (uv_handle_t* handle : allHandles()) {
         handle->data = handles_;
         closeHandle(handle);
@@ -89,95 +79,35 @@ UvLoop::~UvLoop() {
     }
 }
 
-// A descriptor's uv_poll_t, the loop it belongs to, and its place in that loop's queue of ready descriptors.
-// The handle comes first, so a pointer to it is a pointer to the Poll.
-struct UvLoop::Poll {
-    uv_poll_t handle;
-    UvLoop* loop;
-    Poll* nextReady = nullptr;
-    std::uint32_t ready = 0;  // io:: events reported since it was queued
-    bool queued = false;
-};
-
 void UvLoop::watch(IoWatcher& watcher, int fd, std::uint32_t events) {
-    LW_CHECK(!watcher.isWatched());
-    auto* registration = new Poll{{}, this};
-    uv_poll_t* poll = &registration->handle;
-    if (int error = uv_poll_init(uvLoop_, poll, fd); error != 0) fatal("uv_poll_init", error);
-    poll->data = &watcher;
-    watcher.registration_ = registration;
-    watcher.fd_ = fd;
-    watcher.events_ = events;
-    ++watchedCount_;
-    if (int error = uv_poll_start(poll, toUv(events), &UvLoop::onPoll); error != 0) fatal("uv_poll_start", error);
+    set_.add(watcher, fd, events);
+    if (watchedCount_++ == 0) uv_ref(reinterpret_cast<uv_handle_t*>(&handles_->poll));
 }
 
-void UvLoop::setWatchedEvents(IoWatcher& watcher, std::uint32_t events) {
-    LW_CHECK(watcher.isWatched());
-    if (watcher.events_ == events) return;
-    watcher.events_ = events;
-    uv_poll_t* poll = &static_cast<Poll*>(watcher.registration_)->handle;
-    if (events == 0) {
-        uv_poll_stop(poll);
-    } else if (int error = uv_poll_start(poll, toUv(events), &UvLoop::onPoll); error != 0) {
-        fatal("uv_poll_start", error);
-    }
-}
+void UvLoop::setWatchedEvents(IoWatcher& watcher, std::uint32_t events) { set_.modify(watcher, events); }
 
 void UvLoop::unwatch(IoWatcher& watcher) {
     if (!watcher.isWatched()) return;
-    uv_poll_t* poll = &static_cast<Poll*>(watcher.registration_)->handle;
-    // uv_poll_stop removes the descriptor from the backend at once, so the caller may close it right after;
-    // the handle itself is freed when libuv has finished with it.
-    uv_poll_stop(poll);
-    poll->data = nullptr;
-    uv_close(reinterpret_cast<uv_handle_t*>(poll), [](uv_handle_t* handle) { delete reinterpret_cast<Poll*>(handle); });
-    watcher.registration_ = nullptr;
-    watcher.fd_ = -1;
-    watcher.events_ = 0;
-    --watchedCount_;
+    set_.remove(watcher);
+    if (--watchedCount_ == 0) uv_unref(reinterpret_cast<uv_handle_t*>(&handles_->poll));
 }
 
-void UvLoop::transferWatch(IoWatcher& from, IoWatcher& to) {
-    LW_CHECK(from.isWatched() && !to.isWatched());
-    // The uv_poll_t stays as it is (a descriptor already queued for this iteration goes to its new watcher).
-    auto* registration = static_cast<Poll*>(std::exchange(from.registration_, nullptr));
-    registration->handle.data = &to;
-    to.registration_ = registration;
-    to.fd_ = std::exchange(from.fd_, -1);
-    to.events_ = std::exchange(from.events_, 0);
-}
+void UvLoop::transferWatch(IoWatcher& from, IoWatcher& to) { set_.transfer(from, to); }
 
-std::array<uv_handle_t*, 4> UvLoop::allHandles() const noexcept {
+std::array<uv_handle_t*, 5> UvLoop::allHandles() const noexcept {
     return {reinterpret_cast<uv_handle_t*>(&handles_->timer), reinterpret_cast<uv_handle_t*>(&handles_->async),
-            reinterpret_cast<uv_handle_t*>(&handles_->check), reinterpret_cast<uv_handle_t*>(&handles_->prepare)};
+            reinterpret_cast<uv_handle_t*>(&handles_->check), reinterpret_cast<uv_handle_t*>(&handles_->prepare),
+            reinterpret_cast<uv_handle_t*>(&handles_->poll)};
 }
 
-// libuv calls this once per ready descriptor; the descriptors of one iteration are handled together, in one
-// batch, by onCheck (see the header for why).
-void UvLoop::onPoll(uv_poll_t* poll, int status, int events) {
-    if (poll->data == nullptr) return;
-    auto* registration = reinterpret_cast<Poll*>(poll);
-    registration->ready |= fromUv(status, events);
-    if (registration->queued) return;
-    registration->queued = true;
-    UvLoop* self = registration->loop;
-    *self->readyTail_ = registration;
-    self->readyTail_ = &registration->nextReady;
-}
-
-void UvLoop::dispatchReady() {
-    while (Poll* registration = readyHead_) {
-        readyHead_ = registration->nextReady;
-        if (readyHead_ == nullptr) readyTail_ = &readyHead_;
-        registration->nextReady = nullptr;
-        registration->queued = false;
-        std::uint32_t ready = std::exchange(registration->ready, 0);
-        // Unwatched since it was queued (by JavaScript that ran in the poll phase, or by an earlier watcher of
-        // this batch): its Poll is closed but not freed before the loop's closing phase, which comes after this.
-        auto* watcher = static_cast<IoWatcher*>(registration->handle.data);
-        if (watcher != nullptr && watcher->isWatched()) watcher->onIo(ready);
-    }
+// libuv reports the epoll descriptor readable: every socket ready in it now is handled in one batch.
+void UvLoop::onReady(uv_poll_t* poll, int status, int) {
+    auto* self = static_cast<UvLoop*>(poll->data);
+    if (status < 0) return;
+    self->updateNow();
+    int ready = self->set_.wait(0);
+    if (ready > 0) self->runBatch([self, ready] { self->set_.dispatch(ready); });
+    self->afterCallbacks();
 }
 
 void UvLoop::run() {
@@ -201,7 +131,6 @@ void UvLoop::onAsync(uv_async_t* async) {
 void UvLoop::onCheck(uv_check_t* check) {
     auto* self = static_cast<UvLoop*>(check->data);
     self->updateNow();
-    if (self->readyHead_ != nullptr) self->runBatch([self] { self->dispatchReady(); });
     self->afterCallbacks();
 }
 

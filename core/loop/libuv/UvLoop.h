@@ -1,21 +1,24 @@
 // UvLoop: the Loop backend on libuv, the loop Node.js runs on.
 //
-// Each watched descriptor gets a uv_poll_t, allocated at watch() and freed in its close callback. Its callback
-// only queues the descriptor with the events libuv reported; the loop's uv_check_t, which libuv runs right after
-// the poll phase of the same iteration, then handles every descriptor that became ready in that iteration as one
-// batch (Loop::runBatch), and runs afterCallbacks(). So the requests of one iteration share one entry into the
-// batch runner, as the epoll backend's ready set does (in Node, one callback scope: its per-call cost is paid
-// once per iteration instead of once per socket). The callbacks of the timer and the wakeup are batches of their
-// own. A uv_prepare_t runs the flushes requested by code that ran outside those batches (JavaScript timers and
-// promises on Node's loop) before libuv polls. All Timers share one uv_timer_t armed to the earliest deadline; a
-// uv_async_t wakes the loop for defer(). The internal handles are unreferenced, so they never keep a loop alive on
-// their own (in Node, an App with no listening socket lets the process exit).
+// The watched descriptors live in the loop's own EpollSet, whose epoll descriptor libuv watches with one uv_poll_t:
+// when it is readable, every descriptor ready in it is handled as one batch (Loop::runBatch), then
+// afterCallbacks() runs. So the requests of one iteration share one entry into the batch runner, as in the epoll
+// backend (in Node, one callback scope: its per-call cost is paid once per iteration instead of once per socket),
+// and a socket costs libuv nothing (a uv_poll_t per socket was 160 bytes and a slot in libuv's table, and libuv's
+// bookkeeping for each event). The uv_poll_t is referenced while a descriptor is watched, so listening keeps Node
+// alive. The callbacks of the timer and the wakeup are batches of their own; the uv_check_t refreshes the clock
+// and runs afterCallbacks() after Node's own callbacks of the iteration. A uv_prepare_t runs the flushes requested by
+// code that ran outside those batches (JavaScript timers and promises on Node's loop) before libuv polls. All Timers
+// share one uv_timer_t armed to the earliest deadline; a uv_async_t wakes the loop for defer(). The internal handles
+// are unreferenced, so they never keep a loop alive on their own (in Node, an App with no listening socket lets the
+// process exit).
 //
 // Either it owns a uv_loop_t (standalone, run() drives it) or it borrows one (the addon passes Node's loop;
 // Node's uv_run drives it and run() must not be called).
 #pragma once
 
 #include "loop/Loop.h"
+#include "loop/epoll/EpollSet.h"
 
 #include <uv.h>
 
@@ -39,29 +42,24 @@ public:
     uv_loop_t* uvLoop() const noexcept { return uvLoop_; }
 
     struct Handles;  // the internal handles, defined in the .cpp
-    struct Poll;     // a descriptor's registration, defined in the .cpp
 
 protected:
     void wakeup() override;
     void timersChanged() noexcept override;
 
 private:
-    static void onPoll(uv_poll_t* poll, int status, int events);
+    static void onReady(uv_poll_t* poll, int status, int events);
     static void onTimer(uv_timer_t* timer);
     static void onAsync(uv_async_t* async);
     static void onCheck(uv_check_t* check);
     static void onPrepare(uv_prepare_t* prepare);
-    std::array<uv_handle_t*, 4> allHandles() const noexcept;
-    // Handles the queued descriptors in the order they became ready.
-    void dispatchReady();
+    std::array<uv_handle_t*, 5> allHandles() const noexcept;
 
     uv_loop_t* uvLoop_;
     bool ownsLoop_;
     // Heap-allocated because libuv frees handles asynchronously, possibly after this object is gone.
     Handles* handles_;
-    // The descriptors libuv reported ready in this iteration, not yet handled (Poll::nextReady links them).
-    Poll* readyHead_ = nullptr;
-    Poll** readyTail_ = &readyHead_;
+    EpollSet set_;
 };
 
 }  // namespace loopwire

@@ -1,0 +1,114 @@
+#include "EpollSet.h"
+
+#include "base/Check.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include <utility>
+
+namespace loopwire {
+
+namespace {
+
+std::uint32_t toEpoll(std::uint32_t events) noexcept {
+    std::uint32_t result = 0;
+    if (events & io::kReadable) result |= EPOLLIN | EPOLLRDHUP;
+    if (events & io::kWritable) result |= EPOLLOUT;
+    return result;
+}
+
+std::uint32_t fromEpoll(std::uint32_t events) noexcept {
+    std::uint32_t result = 0;
+    if (events & (EPOLLIN | EPOLLRDHUP)) result |= io::kReadable;
+    if (events & EPOLLOUT) result |= io::kWritable;
+    if (events & EPOLLERR) result |= io::kError;
+    if (events & EPOLLHUP) result |= io::kHangup;
+    return result;
+}
+
+[[noreturn]] void fatal(const char* what) {
+    std::perror(what);
+    std::abort();
+}
+
+// The tagged descriptor's epoll_event carries this instead of a watcher.
+IoWatcher* const kTag = nullptr;
+
+}  // namespace
+
+EpollSet::EpollSet() : fd_(epoll_create1(EPOLL_CLOEXEC)) {
+    if (fd_ < 0) fatal("loopwire: epoll_create1");
+}
+
+EpollSet::~EpollSet() { ::close(fd_); }
+
+void EpollSet::add(IoWatcher& watcher, int fd, std::uint32_t events) {
+    LW_CHECK(!watcher.isWatched());
+    epoll_event event{};
+    event.events = toEpoll(events);
+    event.data.ptr = &watcher;
+    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) fatal("loopwire: epoll_ctl(ADD)");
+    watcher.fd_ = fd;
+    watcher.events_ = events;
+}
+
+void EpollSet::modify(IoWatcher& watcher, std::uint32_t events) {
+    LW_CHECK(watcher.isWatched());
+    if (watcher.events_ == events) return;
+    epoll_event event{};
+    event.events = toEpoll(events);
+    event.data.ptr = &watcher;
+    if (epoll_ctl(fd_, EPOLL_CTL_MOD, watcher.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    watcher.events_ = events;
+}
+
+void EpollSet::remove(IoWatcher& watcher) noexcept {
+    if (!watcher.isWatched()) return;
+    epoll_ctl(fd_, EPOLL_CTL_DEL, watcher.fd_, nullptr);
+    watcher.fd_ = -1;
+    watcher.events_ = 0;
+}
+
+void EpollSet::transfer(IoWatcher& from, IoWatcher& to) {
+    LW_CHECK(from.isWatched() && !to.isWatched());
+    epoll_event event{};
+    event.events = toEpoll(from.events_);
+    event.data.ptr = &to;
+    if (epoll_ctl(fd_, EPOLL_CTL_MOD, from.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    to.fd_ = std::exchange(from.fd_, -1);
+    to.events_ = std::exchange(from.events_, 0);
+}
+
+void EpollSet::addTagged(int fd) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.ptr = kTag;
+    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) fatal("loopwire: epoll_ctl(ADD)");
+}
+
+int EpollSet::wait(int timeoutMs) {
+    for (;;) {
+        int ready = epoll_wait(fd_, events_, kMaxEventsPerWait, timeoutMs);
+        if (ready >= 0) return ready;
+        if (errno != EINTR) fatal("loopwire: epoll_wait");
+    }
+}
+
+bool EpollSet::dispatch(int ready) {
+    bool tagged = false;
+    for (int i = 0; i < ready; ++i) {
+        auto* watcher = static_cast<IoWatcher*>(events_[i].data.ptr);
+        if (watcher == kTag) {
+            tagged = true;
+            continue;
+        }
+        // A watcher unwatched by an earlier callback of this dispatch is still allocated and says so.
+        if (!watcher->isWatched()) continue;
+        watcher->onIo(fromEpoll(events_[i].events));
+    }
+    return tagged;
+}
+
+}  // namespace loopwire
