@@ -211,3 +211,17 @@ test('a WebSocket echo costs at most one native allocation per message and no gl
       `${after.allocations - before.allocations} native allocations for ${MEASURED} messages of ${length} bytes`);
   }
 });
+
+test('a WebSocket holds one global handle (its ws object) while open, released when it closes', async (t) => {
+  let closedCount = 0;
+  const { port } = listen(t, (app) => app.ws('/*', { close: () => { closedCount += 1; } }), uWS);
+  const before = counters().handlesAlive;
+  const sockets = [];
+  for (let i = 0; i < 20; i++) sockets.push(await openRawWebSocket(port));
+  assert.equal(counters().handlesAlive - before, 20);
+  for (const ws of sockets) ws.socket.destroy();
+  const deadline = Date.now() + 5000;
+  while (closedCount < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(closedCount, 20);
+  assert.equal(counters().handlesAlive - before, 0);
+});

@@ -35,3 +35,46 @@ test('the main thread ends cleanly with connections still open', async () => {
   assert.equal(result.signal, null, result.stderr);
   assert.equal(result.code, 0, result.stderr);
 });
+
+test('a worker with open WebSockets ends cleanly when terminated, and the main thread with them at exit', async () => {
+  const index = JSON.stringify(path.resolve(__dirname, '../../addon/lib/index.js'));
+  const script = `
+    const { Worker } = require('node:worker_threads');
+    const WebSocket = require('ws');
+    const workerSource = \`
+      const { parentPort } = require('node:worker_threads');
+      const uWS = require(${index.replace(/\\/g, '\\\\')});
+      const app = uWS.App().ws('/*', {
+        open: (ws) => ws.subscribe('all'),
+        message: (ws, message) => { app.publish('all', message); },
+        close: () => {},
+      });
+      app.listen('127.0.0.1', 0, (token) => parentPort.postMessage(uWS.us_socket_local_port(token)));
+    \`;
+    const worker = new Worker(workerSource, { eval: true });
+    worker.once('message', (port) => {
+      const clients = [1, 2, 3].map(() => new WebSocket('ws://127.0.0.1:' + port + '/'));
+      let open = 0;
+      for (const client of clients) {
+        client.on('error', () => {});
+        client.on('open', () => {
+          if (++open === clients.length) clients[0].send('hello');
+        });
+      }
+      clients[2].once('message', async () => {
+        const code = await worker.terminate();
+        console.log('terminated ' + code);
+        const uWS = require(${index});
+        const app = uWS.App().ws('/*', {});
+        app.listen('127.0.0.1', 0, (token) => {
+          const client = new WebSocket('ws://127.0.0.1:' + uWS.us_socket_local_port(token) + '/');
+          client.on('open', () => setTimeout(() => process.exit(0), 20));
+        });
+      });
+    });
+  `;
+  const result = await runNode(['-e', script], { cwd: path.resolve(__dirname, '../..') });
+  assert.equal(result.signal, null, result.stderr);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout.trim(), 'terminated 1');
+});
