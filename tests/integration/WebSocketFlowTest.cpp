@@ -1,0 +1,395 @@
+// WebSocket connections over real loopback sockets, what happens over time: idle timeouts and automatic pings,
+// backpressure and drops, pub/sub ordering, permessage-deflate (and a deflate bomb) and the user data's lifetime.
+// Every test runs on both loop backends.
+#include "WebSocketFixture.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace loopwire::test::websocket {
+namespace {
+
+class WebSocketFlow : public WebSockets {};
+LW_INSTANTIATE_BACKENDS(WebSocketFlow);
+
+// ---- timeouts ----
+
+ServerOptions fastSweep() {
+    ServerOptions options;
+    options.sweepIntervalMs = 100;
+    return options;
+}
+
+TEST_P(WebSocketFlow, IdleTimeoutWithoutPingsCloses) {
+    serveWs(
+        [](Behavior& behavior, App&) {
+            behavior.idleTimeout = WebSocketSettings::kMinIdleTimeoutSeconds;
+            behavior.sendPingsAutomatically = false;
+        },
+        fastSweep());
+    auto start = Clock::now();
+    auto client = connect();
+    EXPECT_TRUE(client->waitForClose(12s));
+    EXPECT_GE(Clock::now() - start, 7500ms);
+    EXPECT_TRUE(log_.waitFor("close:1006:"));
+}
+
+TEST_P(WebSocketFlow, IdleTimeoutPingsAndAPongKeepsTheConnectionOpen) {
+    serveWs(
+        [](Behavior& behavior, App&) {
+            behavior.idleTimeout = WebSocketSettings::kMinIdleTimeoutSeconds;
+            behavior.sendPingsAutomatically = true;
+        },
+        fastSweep());
+    auto start = Clock::now();
+    auto answering = connect();
+    auto silent = connect();
+    auto ping = answering->readFrame(10s);
+    ASSERT_TRUE(ping);
+    EXPECT_EQ(ping->opcode, op::kPing);
+    EXPECT_GE(Clock::now() - start, 3s);
+    answering->sendFrame(op::kPong, ping->payload);
+    auto silentPing = silent->readFrame(10s);
+    ASSERT_TRUE(silentPing);
+    EXPECT_EQ(silentPing->opcode, op::kPing);
+    // The client that does not answer is closed once the idle timeout is over...
+    EXPECT_TRUE(silent->waitForClose(10s));
+    EXPECT_GE(Clock::now() - start, 7500ms);
+    EXPECT_TRUE(log_.waitFor("close:1006:"));
+    // ...while the one that answered is still open past it, and is pinged again.
+    ping = answering->readFrame(10s);
+    ASSERT_TRUE(ping);
+    EXPECT_EQ(ping->opcode, op::kPing);
+    answering->sendText("still here");
+    auto echo = answering->readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->payload, "still here");
+    EXPECT_EQ(log_.count("close:"), 1u) << joined(log_.events());
+}
+
+// ---- backpressure ----
+
+TEST_P(WebSocketFlow, SendReportsBackpressureDropsOverTheLimitAndDrains) {
+    constexpr std::size_t kMessageBytes = 16 * 1024;
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.maxBackpressure = 256 * 1024;
+        behavior.message = [log = &log_](Socket* ws, std::string_view, OpCode) {
+            std::string chunk(kMessageBytes, 'b');
+            int counts[3] = {0, 0, 0};
+            int first = -1;
+            for (int i = 0; i < 100000 && counts[2] == 0; ++i) {
+                int status = static_cast<int>(ws->send(chunk, OpCode::Binary));
+                if (first < 0) first = status;
+                ++counts[status];
+            }
+            log->add("flood:" + std::to_string(first) + ":" + std::to_string(counts[1]) + ":" +
+                     std::to_string(counts[0]) + ":" + std::to_string(counts[2]));
+        };
+        behavior.drain = [log = &log_](Socket* ws) {
+            log->add("drain:" + std::to_string(ws->getBufferedAmount()));
+            if (log->count("drain:") == 1) ws->send("after drain", OpCode::Text);
+        };
+    });
+    auto client = connect();
+    client->raw().setReceiveBuffer(65536);
+    client->sendText("flood");
+    ASSERT_TRUE(log_.waitFor("flood:", 1, 10s));
+    std::string flood = log_.events()[log_.indexOf("flood:")];
+    int first = 0, success = 0, backpressure = 0, dropped = 0;
+    ASSERT_EQ(std::sscanf(flood.c_str(), "flood:%d:%d:%d:%d", &first, &success, &backpressure, &dropped), 4);
+    EXPECT_EQ(first, static_cast<int>(SendStatus::Success)) << flood;
+    EXPECT_GE(backpressure, 1) << flood;
+    EXPECT_EQ(dropped, 1) << flood;
+    EXPECT_EQ(log_.count("dropped:" + std::to_string(kMessageBytes)), 1u) << joined(log_.events());
+    EXPECT_EQ(log_.count("drain"), 0u);
+    // Reading everything drains the buffer: the drain handler runs, and what it sends arrives last.
+    for (int i = 0; i < success + backpressure; ++i) {
+        auto frame = client->readFrame(10s);
+        ASSERT_TRUE(frame) << i;
+        ASSERT_EQ(frame->payload.size(), kMessageBytes) << i;
+    }
+    auto last = client->readFrame();
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->payload, "after drain");
+    EXPECT_TRUE(log_.waitFor("drain:"));
+}
+
+TEST_P(WebSocketFlow, CloseOnBackpressureLimitClosesWhenAMessageIsDropped) {
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.maxBackpressure = 64 * 1024;
+        behavior.closeOnBackpressureLimit = true;
+        behavior.message = [log = &log_](Socket* ws, std::string_view, OpCode) {
+            std::string chunk(16 * 1024, 'b');
+            int sent = 0;
+            while (sent < 100000 && ws->send(chunk, OpCode::Binary) != SendStatus::Dropped)
+                ++sent;
+            log->add(std::string("flooded:") + (ws->isClosed() ? "closed" : "open"));
+        };
+    });
+    auto client = connect();
+    client->raw().setReceiveBuffer(65536);
+    client->sendText("flood");
+    ASSERT_TRUE(log_.waitFor("flooded:", 1, 10s));
+    EXPECT_EQ(log_.count("flooded:closed"), 1u) << joined(log_.events());
+    EXPECT_EQ(log_.count("dropped:"), 1u);
+    EXPECT_EQ(log_.count("close:1006:"), 1u) << joined(log_.events());
+    EXPECT_TRUE(client->waitForClose(10s));
+}
+
+// ---- pub/sub ----
+
+TEST_P(WebSocketFlow, PublishReachesOtherSubscribersButNotTheSender) {
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.open = [log = &log_](Socket* ws) {
+            log->add("open:" + std::to_string(ws->getUserData()->id));
+            ws->subscribe("room");
+        };
+        behavior.message = [](Socket* ws, std::string_view message, OpCode opCode) {
+            ws->publish("room", message, opCode);
+        };
+        behavior.subscription = [log = &log_](Socket*, std::string_view topic, int newCount, int oldCount) {
+            log->add("sub:" + std::string(topic) + ":" + std::to_string(newCount) + ":" + std::to_string(oldCount));
+        };
+    });
+    auto a = connect();
+    auto b = connect();
+    auto c = connect();
+    std::vector<std::string> subscriptions;
+    for (const std::string& event : log_.events()) {
+        if (event.rfind("sub:", 0) == 0) subscriptions.push_back(event);
+    }
+    EXPECT_EQ(subscriptions, (std::vector<std::string>{"sub:room:1:0", "sub:room:2:1", "sub:room:3:2"}));
+    std::size_t subscribers = 0;
+    server().runOnLoop([&subscribers](App& app) { subscribers = app.numSubscribers("room"); });
+    EXPECT_EQ(subscribers, 3u);
+
+    a->sendText("from a");
+    for (WsTestClient* receiver : {b.get(), c.get()}) {
+        auto frame = receiver->readFrame();
+        ASSERT_TRUE(frame);
+        EXPECT_EQ(frame->opcode, op::kText);
+        EXPECT_EQ(frame->payload, "from a");
+    }
+    // App::publish reaches everybody; a's first frame is this one (it never got its own message).
+    bool delivered = false;
+    server().runOnLoop([&delivered](App& app) { delivered = app.publish("room", "to all", OpCode::Binary); });
+    EXPECT_TRUE(delivered);
+    for (WsTestClient* receiver : {a.get(), b.get(), c.get()}) {
+        auto frame = receiver->readFrame();
+        ASSERT_TRUE(frame);
+        EXPECT_EQ(frame->opcode, op::kBinary);
+        EXPECT_EQ(frame->payload, "to all");
+    }
+    // Leaving unsubscribes.
+    c->sendClose(1000);
+    ASSERT_TRUE(log_.waitFor("close:1000:"));
+    server().runOnLoop([&subscribers](App& app) { subscribers = app.numSubscribers("room"); });
+    EXPECT_EQ(subscribers, 2u);
+    EXPECT_EQ(log_.count("sub:room:2:3"), 1u) << joined(log_.events());
+    server().runOnLoop([&delivered](App& app) { delivered = app.publish("nobody", "x"); });
+    EXPECT_FALSE(delivered);
+}
+
+TEST_P(WebSocketFlow, PublishedMessagesKeepTheirOrderAndPrecedeALaterDirectSend) {
+    serveWs([](Behavior& behavior, App& app) {
+        behavior.open = [](Socket* ws) { ws->subscribe("news"); };
+        behavior.message = [app = &app](Socket* ws, std::string_view message, OpCode) {
+            if (message == "burst") {
+                for (int i = 0; i < 20; ++i)
+                    ws->publish("news", "item " + std::to_string(i), OpCode::Text);
+            } else {
+                app->publish("news", "published", OpCode::Text);
+                ws->send("direct", OpCode::Text);
+            }
+        };
+    });
+    WsTestClient a(port());
+    ASSERT_EQ(a.handshake().value_or(Response{}).status, 101);
+    WsTestClient b(port());
+    ASSERT_EQ(b.handshake().value_or(Response{}).status, 101);
+    server().runOnLoop([](App&) {});  // both opened, both subscribed
+
+    a.sendText("burst");
+    for (int i = 0; i < 20; ++i) {
+        auto frame = b.readFrame();
+        ASSERT_TRUE(frame) << i;
+        EXPECT_EQ(frame->payload, "item " + std::to_string(i));
+    }
+    a.sendText("mixed");
+    for (std::string expected : {"published", "direct"}) {
+        auto frame = a.readFrame();
+        ASSERT_TRUE(frame) << expected;
+        EXPECT_EQ(frame->payload, expected);
+    }
+    auto other = b.readFrame();
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->payload, "published");
+}
+
+// ---- permessage-deflate ----
+
+constexpr std::string_view kDeflateOffer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n";
+
+TEST_P(WebSocketFlow, NegotiatesDeflateAndInflatesAndCompresses) {
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.compression = SHARED_COMPRESSOR | SHARED_DECOMPRESSOR;
+        behavior.message = [log = &log_](Socket* ws, std::string_view message, OpCode opCode) {
+            log->add("message:" + std::to_string(static_cast<int>(opCode)) + ":" + std::string(message));
+            ws->send(message, opCode, true);
+        };
+    });
+    WsTestClient client(port());
+    auto response = client.handshake("/ws", kDeflateOffer);
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->status, 101);
+    EXPECT_EQ(response->header("sec-websocket-extensions").rfind("permessage-deflate", 0), 0u)
+        << response->header("sec-websocket-extensions");
+
+    std::string message;
+    for (int i = 0; i < 50; ++i)
+        message += "compress me, compress me again " + std::to_string(i) + "; ";
+    client.sendFrame(op::kText, deflateMessage(message), true, kRsv1);
+    ASSERT_TRUE(log_.waitFor("message:1:compress me"));
+    EXPECT_EQ(log_.count("message:1:" + message), 1u);
+    auto echo = client.readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->opcode, op::kText);
+    EXPECT_EQ(echo->rsv, kRsv1);
+    EXPECT_LT(echo->payload.size(), message.size());
+    EXPECT_EQ(inflateMessage(echo->payload), message);
+
+    // A compressed message in fragments (RSV1 on the first only), and an uncompressed one on the same socket.
+    std::string compressed = deflateMessage(message);
+    client.send(clientFrame(op::kBinary, compressed.substr(0, 10), false, kRsv1) +
+                clientFrame(op::kContinuation, compressed.substr(10), true));
+    echo = client.readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->opcode, op::kBinary);
+    EXPECT_EQ(inflateMessage(echo->payload), message);
+    client.sendText("plain");
+    ASSERT_TRUE(log_.waitFor("message:1:plain"));
+    echo = client.readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->rsv == kRsv1 ? inflateMessage(echo->payload) : echo->payload, "plain");
+
+    // A compressed frame split across reads.
+    std::string frame = clientFrame(op::kText, compressed, true, kRsv1);
+    client.send(std::string_view(frame).substr(0, frame.size() / 2));
+    EXPECT_TRUE(client.staysQuiet(5ms));
+    client.send(std::string_view(frame).substr(frame.size() / 2));
+    echo = client.readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(inflateMessage(echo->payload), message);
+    EXPECT_EQ(log_.count("message:1:" + message), 2u);
+}
+
+TEST_P(WebSocketFlow, PublishesCompressedToADeflateSubscriber) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.compression = SHARED_COMPRESSOR | SHARED_DECOMPRESSOR;
+        behavior.open = [](Socket* ws) { ws->subscribe("z"); };
+    });
+    WsTestClient deflating(port());
+    auto response = deflating.handshake("/ws", kDeflateOffer);
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->status, 101);
+    WsTestClient plain(port());
+    ASSERT_EQ(plain.handshake().value_or(Response{}).status, 101);
+    std::string message(2000, 'z');
+    server().runOnLoop([&message](App& app) { app.publish("z", message, OpCode::Text, true); });
+    auto compressedFrame = deflating.readFrame();
+    ASSERT_TRUE(compressedFrame);
+    EXPECT_EQ(compressedFrame->rsv, kRsv1);
+    EXPECT_EQ(inflateMessage(compressedFrame->payload), message);
+    auto plainFrame = plain.readFrame();
+    ASSERT_TRUE(plainFrame);
+    EXPECT_EQ(plainFrame->rsv, 0);
+    EXPECT_EQ(plainFrame->payload, message);
+}
+
+TEST_P(WebSocketFlow, DoesNotNegotiateDeflateWhenDisabled) {
+    serveWs();
+    WsTestClient client(port());
+    auto response = client.handshake("/ws", kDeflateOffer);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 101);
+    EXPECT_FALSE(response->hasHeader("sec-websocket-extensions"));
+}
+
+TEST_P(WebSocketFlow, FailsADeflateBombWith1009) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.compression = SHARED_COMPRESSOR | SHARED_DECOMPRESSOR;
+        behavior.maxPayloadLength = 1024 * 1024;
+    });
+    WsTestClient client(port());
+    auto response = client.handshake("/ws", kDeflateOffer);
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->status, 101);
+    std::string bomb = deflateMessage(std::string(16 * 1024 * 1024, '\0'));
+    ASSERT_LT(bomb.size(), 64u * 1024);
+    client.sendFrame(op::kBinary, bomb, true, kRsv1);
+    auto close = client.readCloseFrame();
+    ASSERT_TRUE(close);
+    EXPECT_EQ(close->closeCode(), 1009);
+    EXPECT_TRUE(client.waitForClose());
+    EXPECT_TRUE(log_.waitFor("close:1009:"));
+    EXPECT_EQ(log_.count("message:"), 0u);
+}
+
+// ---- user data ----
+
+TEST_P(WebSocketFlow, UserDataComesFromUpgradeAndIsDestroyedOnceAfterClose) {
+    std::atomic<int> destroyed{0};
+    serveWs([this, &destroyed](Behavior& behavior, App&) {
+        behavior.upgrade = [counter = &destroyed](HttpResponse* res, HttpRequest* req, WebSocketContext* context) {
+            int id = std::atoi(std::string(req->getQuery()).c_str());
+            if (id == 0) id = 42;
+            res->upgrade(PerSocket{id, counter}, req->getHeader("sec-websocket-key"),
+                         req->getHeader("sec-websocket-protocol"), req->getHeader("sec-websocket-extensions"), context);
+        };
+        behavior.message = [](Socket* ws, std::string_view, OpCode) {
+            ws->send(std::to_string(ws->getUserData()->id), OpCode::Text);
+        };
+        behavior.close = [log = &log_, counter = &destroyed](Socket* ws, int code, std::string_view) {
+            // Still alive during the close handler.
+            log->add("close:" + std::to_string(code) + ":id " + std::to_string(ws->getUserData()->id) + " destroyed " +
+                     std::to_string(counter->load()));
+        };
+    });
+    auto client = connect();
+    EXPECT_EQ(log_.count("open:42"), 1u) << joined(log_.events());
+    EXPECT_EQ(destroyed.load(), 0);
+    client->sendText("who am I?");
+    auto frame = client->readFrame();
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->payload, "42");
+    client->sendClose(1000);
+    EXPECT_TRUE(client->waitForClose());
+    ASSERT_TRUE(log_.waitFor("close:1000:id 42 destroyed 0")) << joined(log_.events());
+    server().runOnLoop([](App&) {});
+    EXPECT_EQ(destroyed.load(), 1);
+
+    // A connection still open when the App closes.
+    auto other = connect();
+    server_.reset();
+    EXPECT_EQ(log_.count("close:1006:id 42"), 1u) << joined(log_.events());
+    EXPECT_EQ(destroyed.load(), 2);
+}
+
+TEST_P(WebSocketFlow, UpgradeHandlerMayRefuseWithAnHttpResponse) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.upgrade = [](HttpResponse* res, HttpRequest*, WebSocketContext*) {
+            res->writeStatus("403 Forbidden")->end("no");
+        };
+    });
+    TestClient client(port());
+    client.send(upgradeRequest());
+    auto response = client.readResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 403);
+    EXPECT_EQ(response->body, "no");
+    EXPECT_EQ(log_.count("open:"), 0u);
+}
+
+}  // namespace
+}  // namespace loopwire::test::websocket
