@@ -3,13 +3,19 @@
 // have the same status, body and the headers the scenario names (compareHeaders). A server that answers
 // differently would make the comparison meaningless, so the run stops and shows the difference.
 //
-// HTTP requests are sent with node:http on a fresh connection. For ws/* scenarios the check is one echo through
-// lwload (`-c 1 -n 1`), which compares the echo with the message byte for byte.
+// HTTP requests are sent with node:http on a fresh connection. For ws/echo-* scenarios the check is one echo
+// through lwload (`-c 1 -n 1`), which compares the echo with the message byte for byte; for ws/fanout, one window
+// of messages to a few subscribers (`-c 4 -n 32`: 8 messages, each received whole and in order by all four).
 const fs = require('node:fs');
 const http = require('node:http');
 const { loadArgs, runLoad, errorCount } = require('./load');
 
 const CHECK_TIMEOUT_MS = 10000;
+// The lwload run that checks a WebSocket scenario, per mode: connections, and the messages (deliveries) expected.
+const WS_CHECKS = {
+  ws: { connections: 1, requests: 1, what: 'echo one message' },
+  fanout: { connections: 4, requests: 32, what: 'deliver 8 messages to each of 4 subscribers' },
+};
 // How much of a differing body the message shows.
 const BODY_EXCERPT_BYTES = 200;
 
@@ -61,12 +67,15 @@ function compareAnswers(scenario, answers) {
 
 // copies: [{ copy, port }]. Resolves when all agree; rejects with the difference otherwise.
 async function checkAnswers(scenario, copies, { lwload }) {
-  if (scenario.request.mode === 'ws') {
+  const wsCheck = WS_CHECKS[scenario.request.mode];
+  if (wsCheck) {
+    const { connections, requests, what } = wsCheck;
     for (const { copy, port } of copies) {
-      const result = await runLoad({ lwload, args: loadArgs(scenario, port, { requests: 1, connections: 1 }),
+      const result = await runLoad({ lwload, args: loadArgs(scenario, port, { requests, connections }),
         expectedSeconds: CHECK_TIMEOUT_MS / 1000 });
-      if (result.requests !== 1 || errorCount(result) !== 0) {
-        throw new Error(`${scenario.name}: ${copy} did not echo one message: ${JSON.stringify(result.errors)}`);
+      if (result.requests !== requests || errorCount(result) !== 0) {
+        throw new Error(`${scenario.name}: ${copy} did not ${what}: ${result.requests} counted, errors ` +
+          JSON.stringify(result.errors));
       }
     }
     return;
@@ -83,4 +92,4 @@ async function checkAnswers(scenario, copies, { lwload }) {
   if (difference !== null) throw new Error(difference);
 }
 
-module.exports = { requestOnce, compareAnswers, checkAnswers };
+module.exports = { WS_CHECKS, requestOnce, compareAnswers, checkAnswers };

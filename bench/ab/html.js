@@ -3,6 +3,7 @@
 // per-round ratios of requests per second and of CPU per request.
 // Self-contained (inline CSS, no script), so it can be opened from disk or kept as a CI artifact.
 const { ratioChart, escapeXml } = require('./chart');
+const { plural } = require('./format');
 const { COLUMNS, INSTRUCTIONS_COLUMN, LEGEND, rowCells, settingsLine } = require('./report');
 
 const STYLE = `
@@ -31,9 +32,10 @@ function html(run) {
     .map((s) => `<li>${escapeXml(s.name)}: ${escapeXml(s.status === 'disabled' ? 'not run' : 'skipped')}, ` +
       `${escapeXml(s.reason)}</li>`);
   const charts = measured.map((scenario) =>
-    `<figure>${ratioChart({ title: `${scenario.name}: requests per second`, series: scenario.summary })}` +
-    '</figure>\n' +
-    `<figure>${ratioChart({ title: `${scenario.name}: CPU per request`, series: scenario.summary.cpu })}</figure>`);
+    `<figure>${ratioChart({ title: `${scenario.name}: ${plural(scenario.unit ?? 'request')} per second`,
+      series: scenario.summary })}</figure>\n` +
+    `<figure>${ratioChart({ title: `${scenario.name}: CPU per ${scenario.unit ?? 'request'}`,
+      series: scenario.summary.cpu })}</figure>`);
   return `<!doctype html>
 <html lang="en">
 <head>

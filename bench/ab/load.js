@@ -9,15 +9,17 @@ const REQUESTS_TIME_LIMIT_S = 600;
 const LOAD_GRACE_MS = 30000;
 const LOAD_OUTPUT_BYTES = 1 << 20;
 
-// The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given.
+// The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given. Modes:
+// 'http', 'ws' (echo) and 'fanout' (connections are the subscribers; requests count deliveries).
 function loadArgs(scenario, port, { seconds = null, requests = null, connections = null } = {}) {
   const request = scenario.request;
   const args = [request.mode, '-c', String(connections ?? scenario.connections)];
   if (requests !== null) args.push('-n', String(requests), '-d', `${REQUESTS_TIME_LIMIT_S}s`);
   else args.push('-d', `${seconds}s`);
   for (const [name, value] of Object.entries(request.headers)) args.push('-H', `${name}: ${value}`);
-  if (request.mode === 'ws') {
+  if (request.mode === 'ws' || request.mode === 'fanout') {
     args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
+    if (request.mode === 'fanout') args.push('--window', String(request.window));
     args.push(`ws://127.0.0.1:${port}${request.path}`);
     return args;
   }

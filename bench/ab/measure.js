@@ -39,7 +39,8 @@ async function measureOnce(ctx, scenario, server, seconds) {
   const before = cpuSeconds(server.pid);
   const pressureBefore = cpuPressureSeconds();
   const start = process.hrtime.bigint();
-  const result = await runLoad({ lwload: ctx.lwload, cpu: ctx.settings.loadCpu, expectedSeconds: seconds,
+  const result = await runLoad({ lwload: ctx.lwload, cpu: ctx.settings.loadCpu,
+    expectedSeconds: seconds + scenario.joinSeconds,
     args: loadArgs(scenario, server.port, { seconds }) });
   const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (!server.isRunning()) throw new Error(`${server.label} exited during the run${server.describeOutput()}`);
@@ -59,6 +60,7 @@ async function measureOnce(ctx, scenario, server, seconds) {
   };
 }
 
+// seconds: the run's duration plus the time its connections may take to join (the scenario's joinSeconds).
 function stalled(m, seconds) {
   return m.latencyUs.max >= STALL_LATENCY_US || m.wallSeconds > seconds + STALL_EXTRA_WALL_S;
 }
@@ -72,17 +74,18 @@ function disturbance(m, seconds) {
 // others' figures in `retried` for the report.
 async function measureSteady(ctx, scenario, server, seconds, budget) {
   const attempts = [];
+  const expected = seconds + scenario.joinSeconds;
   for (;;) {
     const m = await measureOnce(ctx, scenario, server, seconds);
     attempts.push(m);
-    const disturbed = stalled(m, seconds) || (m.pressure !== null && m.pressure > PRESSURE_LIMIT);
+    const disturbed = stalled(m, expected) || (m.pressure !== null && m.pressure > PRESSURE_LIMIT);
     if (!disturbed || attempts.length > MAX_RETRIES || budget.retries === 0) break;
     budget.retries--;
   }
-  const kept = attempts.reduce((best, m) => (disturbance(m, seconds) < disturbance(best, seconds) ? m : best));
+  const kept = attempts.reduce((best, m) => (disturbance(m, expected) < disturbance(best, expected) ? m : best));
   const retried = attempts.filter((m) => m !== kept).map((m) => ({ rps: m.rps, pressure: m.pressure,
-    stalled: stalled(m, seconds) }));
-  return { ...kept, stalled: stalled(kept, seconds), retried };
+    stalled: stalled(m, expected) }));
+  return { ...kept, stalled: stalled(kept, expected), retried };
 }
 
 const isDisturbed = (m) => m.stalled || (m.pressure ?? 0) > PRESSURE_LIMIT;
@@ -170,7 +173,7 @@ async function measureScenario(ctx, scenario, scenarioIndex) {
     head: [copies['head#1'], copies['head#2']],
   })));
   const result = { name: scenario.name, status: 'measured', connections: scenario.connections,
-    pipeline: scenario.pipeline, summary, rounds, warnings: warningsOf(rounds) };
+    pipeline: scenario.pipeline, unit: scenario.unit, summary, rounds, warnings: warningsOf(rounds) };
   if (settings.instructions) {
     try {
       result.instructions = await measureInstructions(ctx, scenario, servers);

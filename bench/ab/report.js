@@ -17,6 +17,9 @@ const markText = (mark) => (mark ? ` **${mark}**` : '');
 // After a req/s ratio that was not eligible for a mark: the servers did not set the pace (see LEGEND).
 const NOT_SERVER_BOUND = ' †';
 
+// After the CPU figure of a row that counts something else than HTTP requests (scenarios.js `unit`): "/message".
+const unitSuffix = (scenario) => (scenario.unit && scenario.unit !== 'request' ? `/${scenario.unit}` : '');
+
 // The cells of one measured scenario, as plain text with Markdown emphasis on the marks.
 function rowCells(scenario, withInstructions) {
   const s = scenario.summary;
@@ -28,7 +31,7 @@ function rowCells(scenario, withInstructions) {
     fmt.ratioRange(s.interval),
     fmt.noise(s.noise),
     `${fmt.percent(s.base.busy)} / ${fmt.percent(s.head.busy)}`,
-    `${fmt.micros(s.base.cpuPerRequestUs)} → ${fmt.micros(s.head.cpuPerRequestUs)} µs ` +
+    `${fmt.micros(s.base.cpuPerRequestUs)} → ${fmt.micros(s.head.cpuPerRequestUs)} µs${unitSuffix(scenario)} ` +
       `(${fmt.ratio(s.cpu.ratio)}${s.cpu.mark ? `, **${s.cpu.mark}**` : ''})`,
     fmt.ratioRange(s.cpu.interval),
     fmt.noise(s.cpu.noise),
@@ -84,6 +87,9 @@ const LEGEND = [
   'Busy: server CPU time over wall time, base / head. When it is well under 100 %, the load generator set the ' +
     'pace and CPU per request (server CPU µs per request, base → head, and the median of its per-round ratios, ' +
     'marked by the same rule with its own interval and noise) is the figure to read. † Busy was under 90 % on a side: Head / base is not marked.',
+  'WebSocket rows count messages, not requests: req/s is echoes per second for ws/echo-* and deliveries per ' +
+    'second for ws/fanout (one message published to its 1,000 subscribers is 1,000 deliveries), and CPU per ' +
+    'request is server CPU per echo (µs/message) or per delivery (µs/delivery).',
 ];
 
 function markdown(run) {

@@ -24,6 +24,15 @@ inline constexpr std::uint64_t kMaxRequests = 1'000'000'000'000ULL;
 inline constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;
 // A WebSocket message sent by lwload (--size), and any message a server sends back.
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024 * 1024;
+// Messages a fanout run keeps in flight at most (--window).
+inline constexpr std::uint32_t kMaxFanoutWindow = 1024;
+// How long a fanout run waits, past its planned end, for every subscriber to join before the measured time
+// begins; a run whose subscribers cannot all join ends then with nothing counted.
+inline constexpr std::int64_t kMaxFanoutJoinNs = 5'000'000'000;
+// Connections of a fanout run that connect and handshake at the same time. A thousand opened at once overflow a
+// server's accept queue (uSockets and Node listen with a backlog of 511 or 512), and TCP retries the dropped
+// ones only a second later.
+inline constexpr std::uint32_t kMaxJoiningConnections = 128;
 
 // One line of a response head (status line, header field, chunk-size line, trailer field), CRLF excluded.
 inline constexpr std::size_t kMaxLineBytes = 8 * 1024;

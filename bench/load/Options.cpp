@@ -1,5 +1,6 @@
 #include "Options.h"
 
+#include "FanoutLoad.h"
 #include "HttpSyntax.h"
 #include "LoadLimits.h"
 
@@ -84,17 +85,20 @@ bool validMethod(std::string_view method) {
 const char* usageText() noexcept {
     return R"(lwload: HTTP/1.1 and WebSocket load generator (one JSON line of results on stdout)
 
-usage: lwload http [options] http://127.0.0.1:PORT/path
-       lwload ws   [options] ws://127.0.0.1:PORT/path
+usage: lwload http   [options] http://127.0.0.1:PORT/path
+       lwload ws     [options] ws://127.0.0.1:PORT/path
+       lwload fanout [options] ws://127.0.0.1:PORT/path
 
 common options:
   -c, --connections N   connections, spread over the threads (default 100)
   -t, --threads N       worker threads, each with its own epoll (default 1)
   -d, --duration T      measured time: 5, 5s, 500ms, 2m (default 10s; at most 600s with the warm-up)
-  -n, --requests N      stop after N responses (ws: N echoes); -d is then the time limit (default 600s)
+  -n, --requests N      stop after N responses (ws: echoes; fanout: deliveries); -d is then the time limit
+                        (default 600s)
       --warmup T        load for T first, not counted (default 0)
-      --timeout T       a request (echo) outstanding for longer is an error, its connection reopened (default 5s)
-  -H, --header "K: V"   add a header field to each request (ws: to the upgrade request); repeatable
+      --timeout T       a request (echo; fanout: delivery) outstanding for longer is an error, its connection
+                        reopened (default 5s)
+  -H, --header "K: V"   add a header field to each request (ws, fanout: to the upgrade requests); repeatable
       --allow-remote    allow a target that is not a loopback address
   -h, --help            this text
 
@@ -104,13 +108,24 @@ http options:
       --body-file PATH  request body from a file (adds Content-Length)
       --body-size N     request body of N bytes, e.g. 1k (adds Content-Length)
 
-ws options:
-  -s, --size N          message size in bytes, e.g. 20 or 4k (default 20)
+ws and fanout options:
+  -s, --size N          message size in bytes, e.g. 20 or 4k (default 20; fanout: at least 8)
       --text            send text messages (default binary)
       --binary          send binary messages
 
-Each connection sends its next request (or batch of --pipeline requests; ws: message) when the previous one
-has been answered in full. Every response is parsed; every echo is compared with the message sent.
+fanout options:
+      --window N        messages in flight, not yet received by every subscriber, at most (default 8)
+
+http, ws: each connection sends its next request (or batch of --pipeline requests; ws: message) when the
+previous one has been answered in full. Every response is parsed; every echo is compared with the message sent.
+
+fanout: -c subscribers connect to the path with role=sub added to its query, one more connection, the
+publisher, with role=pub; the server must publish each message of the publisher to every subscriber. The
+publisher sends messages carrying a counter, at most --window of them in flight; each subscriber checks that
+it receives every one, in order and unchanged. "requests" and "rps" count deliveries (messages received by a
+subscriber), "latency_us" runs from the publisher's write to each delivery, and "connections" is the number
+of subscribers. The measured time begins once every subscriber has joined. One thread (-t 1).
+
 Exit status: 0 when at least one response was counted, 1 on a usage error, 2 when the target cannot be used,
 3 when no response was counted.
 )";
@@ -126,7 +141,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     };
 
     int i = 1;
-    if (argc < 2) return fail("missing mode: http or ws");
+    if (argc < 2) return fail("missing mode: http, ws or fanout");
     const std::string_view mode = argv[1];
     if (mode == "-h" || mode == "--help") {
         outcome.help = true;
@@ -136,8 +151,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         o.mode = LoadMode::Http;
     } else if (mode == "ws") {
         o.mode = LoadMode::WebSocket;
+    } else if (mode == "fanout") {
+        o.mode = LoadMode::Fanout;
     } else {
-        return fail("unknown mode '" + std::string(mode) + "': expected http or ws");
+        return fail("unknown mode '" + std::string(mode) + "': expected http, ws or fanout");
     }
     ++i;
 
@@ -146,6 +163,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     bool methodGiven = false;
     bool sizeGiven = false;
     bool kindGiven = false;
+    bool windowGiven = false;
     for (; i < argc; ++i) {
         std::string_view arg = argv[i];
         std::string_view value;
@@ -243,6 +261,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             }
             o.messageBytes = number;
             sizeGiven = true;
+        } else if (flag("", "--window")) {
+            if (!next(v) || !parseUnsigned(v, limits::kMaxFanoutWindow, number) || number == 0) {
+                return fail("--window takes a number from 1 to " + std::to_string(limits::kMaxFanoutWindow));
+            }
+            o.window = static_cast<std::uint32_t>(number);
+            windowGiven = true;
         } else if (!arg.empty() && arg.front() == '-') {
             return fail("unknown option '" + std::string(arg) + "'");
         } else {
@@ -258,13 +282,26 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     if (o.mode == LoadMode::WebSocket && o.target.scheme != Scheme::WebSocket) {
         return fail("lwload ws takes a ws:// URL");
     }
+    if (o.mode == LoadMode::Fanout && o.target.scheme != Scheme::WebSocket) {
+        return fail("lwload fanout takes a ws:// URL");
+    }
     if (!o.allowRemote && !isLoopbackHost(o.target.host)) {
         return fail("refusing to load " + o.target.host +
                     ": only loopback targets (127.0.0.0/8, ::1, localhost) unless --allow-remote is given");
     }
-    if (o.mode == LoadMode::Http && (sizeGiven || kindGiven)) return fail("--size, --text and --binary are for ws");
-    if (o.mode == LoadMode::WebSocket && (pipelineGiven || methodGiven || o.hasBody)) {
+    if (o.mode == LoadMode::Http && (sizeGiven || kindGiven)) {
+        return fail("--size, --text and --binary are for ws and fanout");
+    }
+    if (o.mode != LoadMode::Http && (pipelineGiven || methodGiven || o.hasBody)) {
         return fail("--pipeline, --method, --body-file and --body-size are for http");
+    }
+    if (o.mode != LoadMode::Fanout && windowGiven) return fail("--window is for fanout");
+    if (o.mode == LoadMode::Fanout) {
+        if (o.messageBytes < FanoutWorker::kCounterBytes) {
+            return fail("lwload fanout needs messages of at least " + std::to_string(FanoutWorker::kCounterBytes) +
+                        " bytes (-s): they carry a counter");
+        }
+        if (o.threads > 1) return fail("lwload fanout runs in one thread: -t 1");
     }
     if (!o.bodyFile.empty() && o.bodySize != 0) return fail("give --body-file or --body-size, not both");
 

@@ -12,7 +12,7 @@
 
 namespace loopwire::lwload {
 
-enum class LoadMode : std::uint8_t { Http, WebSocket };
+enum class LoadMode : std::uint8_t { Http, WebSocket, Fanout };
 
 struct LoadOptions {
     LoadMode mode = LoadMode::Http;
@@ -36,9 +36,12 @@ struct LoadOptions {
     std::uint64_t bodySize = 0;        // --body-size
     bool hasBody = false;
 
-    // WebSocket.
+    // WebSocket (ws and fanout).
     std::uint64_t messageBytes = 20;
     bool text = false;
+
+    // Fanout: messages in flight at most.
+    std::uint32_t window = 8;
 };
 
 struct ParseOutcome {

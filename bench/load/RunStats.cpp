@@ -75,7 +75,7 @@ std::string formatJson(const RunReport& report) {
     out.append("\"");
     appendFormat(out, ",\"connections\":%" PRIu32 ",\"threads\":%" PRIu32 ",\"pipeline\":%" PRIu32, report.connections,
                  report.threads, report.pipeline);
-    if (std::string_view(report.mode) == "ws") {
+    if (std::string_view(report.mode) != "http") {
         appendFormat(out, ",\"message_bytes\":%" PRIu64 ",\"message_type\":\"%s\"", report.messageBytes,
                      report.text ? "text" : "binary");
     }

@@ -23,7 +23,7 @@ struct ErrorCounts {
 };
 
 struct RunStats {
-    std::uint64_t requests = 0;    // complete responses (ws: verified echoes)
+    std::uint64_t requests = 0;    // complete responses (ws: verified echoes; fanout: verified deliveries)
     std::uint64_t non2xx = 0;      // complete responses whose status is not 2xx (ws: refused upgrades)
     std::uint64_t bytesRead = 0;   // every byte read from the sockets
     std::uint64_t reconnects = 0;  // connections reopened (Connection: close, errors, timeouts)
@@ -35,15 +35,15 @@ struct RunStats {
 };
 
 struct RunReport {
-    const char* mode = "http";  // "http" or "ws"
+    const char* mode = "http";  // "http", "ws" or "fanout"
     std::string url;
     std::uint32_t connections = 0;
     std::uint32_t threads = 0;
     std::uint32_t pipeline = 1;
     double durationSeconds = 0.0;    // measured: from the end of the warm-up to the end of the run
     double clientCpuSeconds = 0.0;   // user + system CPU time lwload used, warm-up included
-    std::uint64_t messageBytes = 0;  // ws only
-    bool text = false;               // ws only
+    std::uint64_t messageBytes = 0;  // ws and fanout only
+    bool text = false;               // ws and fanout only
     RunStats stats;
 };
 

@@ -1,5 +1,6 @@
-// lwload: the HTTP/1.1 and WebSocket load generator of lwbench. See docs/lwload.md.
+// lwload: the HTTP/1.1, WebSocket and WebSocket fan-out load generator of lwbench. See docs/lwload.md.
 #include "Clock.h"
+#include "FanoutLoad.h"
 #include "HttpLoad.h"
 #include "LoadLimits.h"
 #include "Options.h"
@@ -117,7 +118,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "lwload: %s\n", error.c_str());
         return 2;
     }
-    if (!ensureDescriptors(options.connections)) {
+    // A fanout run has one connection more than -c: the publisher.
+    if (!ensureDescriptors(options.connections + (options.mode == LoadMode::Fanout ? 1 : 0))) {
         std::fprintf(stderr, "lwload: %u connections need more file descriptors than RLIMIT_NOFILE allows\n",
                      options.connections);
         return 2;
@@ -174,6 +176,40 @@ int main(int argc, char** argv) {
         report.mode = "http";
         report.pipeline = options.pipeline;
         collect(workers, plan, report);
+    } else if (options.mode == LoadMode::Fanout) {
+        std::string extraHeaders;
+        for (const std::string& header : options.headers)
+            extraHeaders.append(header).append("\r\n");
+        const std::string subscriberPath = fanoutRolePath(options.target.path, "sub");
+        const std::string publisherPath = fanoutRolePath(options.target.path, "pub");
+        std::random_device entropy;
+        FanoutWorkerConfig config;
+        config.target = &target;
+        config.subscriberPath = subscriberPath;
+        config.publisherPath = publisherPath;
+        config.authority = options.target.authority;
+        config.extraHeaders = extraHeaders;
+        config.messageBytes = options.messageBytes;
+        config.text = options.text;
+        config.subscribers = options.connections;
+        config.window = options.window;
+        config.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
+        config.plan = plan;
+        config.plan.requestBudget = options.requests;
+        FanoutWorker worker(config);
+        worker.run();
+        report.mode = "fanout";
+        report.threads = 1;
+        report.messageBytes = options.messageBytes;
+        report.text = options.text;
+        report.stats = worker.stats();
+        // The measured time is the worker's own: it begins when every subscriber has joined.
+        const std::int64_t end = worker.endNs() < worker.deadlineNs() ? worker.endNs() : worker.deadlineNs();
+        const std::int64_t measured = end - worker.measureStartNs();
+        report.durationSeconds = measured > 0 ? static_cast<double>(measured) / 1e9 : 0.0;
+        if (worker.firstProtocolError() != nullptr) {
+            std::fprintf(stderr, "lwload: first protocol error: %s\n", worker.firstProtocolError());
+        }
     } else {
         std::string extraHeaders;
         for (const std::string& header : options.headers)

@@ -13,6 +13,14 @@
 // requirement is missing is skipped with a message, never an error.
 //
 // `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
+// `unit` is what lwload counts and the report divides CPU time by: 'request' (HTTP), 'message' (an echo) or
+// 'delivery' (a message received by one subscriber). `joinSeconds` is how long lwload may take to open its
+// connections before its measured time begins (lwload fanout starts measuring once every subscriber has
+// joined): the runner allows it on top of the duration before calling a run stalled.
+//
+// File descriptors: ws/fanout holds 1,001 connections. lwload and cpp/fanout.cpp raise their soft RLIMIT_NOFILE
+// themselves; Node raises its own soft limit to the hard limit at startup, so the JavaScript servers need
+// nothing (a hard limit under about 1,100 would, and is reported by the server failing to accept).
 
 const path = require('node:path');
 
@@ -54,12 +62,23 @@ const httpServers = (name) => ({
   uws: uwsApiServer(name, '{uws}'),
 });
 
-// The echo servers of the ws/* scenarios.
+// The subscribers of ws/fanout.
+const FANOUT_SUBSCRIBERS = 1000;
+
+// The echo servers of the ws/echo-* scenarios.
 const echoServers = () => ({
   'loopwire-cpp': cppServer('echo'),
   'loopwire-js': uwsApiServer('echo', '{root}'),
   'node-http': nodeServer('echo', 'ws'),
   uws: uwsApiServer('echo', '{uws}'),
+});
+
+// The servers of ws/fanout: subscribers (role=sub in the query) join one topic; the publisher's messages go to it.
+const fanoutServers = () => ({
+  'loopwire-cpp': cppServer('fanout'),
+  'loopwire-js': uwsApiServer('fanout', '{root}'),
+  'node-http': nodeServer('fanout', 'ws'),
+  uws: uwsApiServer('fanout', '{uws}'),
 });
 
 const SCENARIOS = [
@@ -106,20 +125,35 @@ const SCENARIOS = [
   {
     name: 'ws/echo-20b',
     request: { mode: 'ws', path: '/', messageBytes: 20 },
+    unit: 'message',
     servers: echoServers(),
   },
   {
     name: 'ws/echo-4kb',
     request: { mode: 'ws', path: '/', messageBytes: 4096 },
+    unit: 'message',
     servers: echoServers(),
+  },
+  {
+    // One publisher, FANOUT_SUBSCRIBERS subscribers on one topic, messages of 20 bytes, at most `window` of them
+    // not yet received by every subscriber (lwload fanout). The figure is deliveries per second and server CPU
+    // per delivery: the cost of pub/sub's fan-out, one write per subscriber per batch of messages.
+    name: 'ws/fanout',
+    request: { mode: 'fanout', path: '/', messageBytes: 20, window: 8 },
+    connections: FANOUT_SUBSCRIBERS,
+    unit: 'delivery',
+    joinSeconds: 1,
+    servers: fanoutServers(),
   },
 ].map((scenario) => ({
   enabled: true,
   compareHeaders: [],
   connections: DEFAULT_CONNECTIONS,
   pipeline: DEFAULT_PIPELINE,
+  unit: 'request',
+  joinSeconds: 0,
   ...scenario,
   request: { mode: 'http', headers: {}, ...scenario.request },
 }));
 
-module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE };
+module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS };

@@ -1,5 +1,6 @@
 #include "Options.h"
 
+#include "FanoutLoad.h"
 #include "LoadLimits.h"
 
 #include <gtest/gtest.h>
@@ -74,6 +75,50 @@ TEST(Options, ParsesWebSocketOptions) {
     EXPECT_EQ(out.options.requests, 1000u);
     // A --requests run without -d is bounded by the run's time limit.
     EXPECT_DOUBLE_EQ(out.options.durationSeconds, limits::kMaxRunSeconds);
+}
+
+TEST(Options, ParsesFanoutOptions) {
+    const ParseOutcome out =
+        parse({"fanout", "-c", "1000", "-s", "64", "--window=16", "-d", "2", "ws://127.0.0.1:9001/room"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(out.options.mode, LoadMode::Fanout);
+    EXPECT_EQ(out.options.connections, 1000u);
+    EXPECT_EQ(out.options.messageBytes, 64u);
+    EXPECT_EQ(out.options.window, 16u);
+    EXPECT_FALSE(out.options.text);
+    EXPECT_EQ(out.options.target.path, "/room");
+}
+
+TEST(Options, FanoutDefaults) {
+    const ParseOutcome out = parse({"fanout", "ws://127.0.0.1:9001/"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(out.options.messageBytes, 20u);
+    EXPECT_EQ(out.options.window, 8u);
+    EXPECT_EQ(out.options.threads, 1u);
+}
+
+TEST(Options, RefusesWhatFanoutCannotDo) {
+    for (auto args : std::vector<std::vector<const char*>>{
+             {"fanout", "http://127.0.0.1/"},                 // a ws:// URL
+             {"fanout", "-s", "7", "ws://127.0.0.1/"},        // no room for the counter
+             {"fanout", "--window", "0", "ws://127.0.0.1/"},  // nothing could be sent
+             {"fanout", "--window", "1025", "ws://127.0.0.1/"},
+             {"fanout", "-t", "2", "-c", "10", "ws://127.0.0.1/"},  // one thread
+             {"fanout", "-p", "2", "ws://127.0.0.1/"},
+             {"ws", "--window", "4", "ws://127.0.0.1/"},  // fanout only
+             {"http", "--window", "4", "http://127.0.0.1/"},
+         }) {
+        args.insert(args.begin(), "lwload");
+        const ParseOutcome out = parseOptions(static_cast<int>(args.size()), args.data());
+        EXPECT_FALSE(out.ok) << args[1] << " " << args[2] << " " << args[3];
+        EXPECT_FALSE(out.error.empty());
+    }
+}
+
+TEST(Options, FanoutRolePathAddsToTheQuery) {
+    EXPECT_EQ(fanoutRolePath("/", "sub"), "/?role=sub");
+    EXPECT_EQ(fanoutRolePath("/room", "pub"), "/room?role=pub");
+    EXPECT_EQ(fanoutRolePath("/room?a=1", "sub"), "/room?a=1&role=sub");
 }
 
 TEST(Options, Help) {

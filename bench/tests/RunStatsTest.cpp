@@ -45,6 +45,15 @@ TEST(RunStats, WebSocketLineNamesTheMessage) {
     EXPECT_NE(json.find("\"rps\":0.0"), std::string::npos) << json;
 }
 
+TEST(RunStats, FanoutLineNamesTheMessageToo) {
+    RunReport report;
+    report.mode = "fanout";
+    report.messageBytes = 20;
+    const std::string json = formatJson(report);
+    EXPECT_EQ(json.rfind("{\"mode\":\"fanout\",", 0), 0u) << json;
+    EXPECT_NE(json.find("\"message_bytes\":20,\"message_type\":\"binary\""), std::string::npos) << json;
+}
+
 TEST(RunStats, MergeAddsEverything) {
     RunStats a;
     RunStats b;

@@ -3,7 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const { compareAnswers, requestOnce } = require('../check');
+const { WS_CHECKS, compareAnswers, requestOnce } = require('../check');
 
 const scenario = { name: 'http/headers', compareHeaders: ['x-request-id'], request: { method: 'GET', path: '/',
   headers: {} } };
@@ -56,4 +56,11 @@ test('requestOnce sends method, path, headers and body, and reads the answer', a
   assert.equal(seen.url, '/json?x=1');
   assert.equal(seen.type, 'application/json');
   assert.equal(seen.body.toString(), require('node:fs').readFileSync(__filename, 'utf8'));
+});
+
+test('a WebSocket scenario is checked through lwload: one echo, or one window of messages to four subscribers', () => {
+  assert.deepEqual(WS_CHECKS.ws, { connections: 1, requests: 1, what: 'echo one message' });
+  // 32 deliveries to 4 subscribers are 8 messages: exactly the default window, all sent at once.
+  assert.equal(WS_CHECKS.fanout.connections, 4);
+  assert.equal(WS_CHECKS.fanout.requests, 32);
 });

@@ -32,6 +32,14 @@ test('a WebSocket echo', () => {
     ['ws', '-c', '100', '-d', '3s', '-s', '4096', '--binary', 'ws://127.0.0.1:9/']);
 });
 
+test('a WebSocket fan-out: the subscribers, the message and the window', () => {
+  const s = scenario({ mode: 'fanout', path: '/', messageBytes: 20, window: 8 }, { connections: 1000 });
+  assert.deepEqual(loadArgs(s, 9, { seconds: 2 }),
+    ['fanout', '-c', '1000', '-d', '2s', '-s', '20', '--binary', '--window', '8', 'ws://127.0.0.1:9/']);
+  assert.deepEqual(loadArgs(s, 9, { requests: 32, connections: 4 }),
+    ['fanout', '-c', '4', '-n', '32', '-d', '600s', '-s', '20', '--binary', '--window', '8', 'ws://127.0.0.1:9/']);
+});
+
 test('errorCount adds every kind of error', () => {
   assert.equal(errorCount({ errors: { connect: 1, read: 0, write: 2, protocol: 0, timeout: 3, verify: 0 } }), 6);
   assert.equal(errorCount({}), 0);

@@ -145,3 +145,14 @@ test('a run whose servers did not set the pace shows † instead of a req/s mark
   assert.equal(cells[6], '72 % / 98 %');
   assert.equal(cells[7], '12.0 → 14.0 µs (1.167, **slower**)');
 });
+
+test('WebSocket rows name their unit after the CPU figure, with three significant digits', () => {
+  const fast = summarize([0, 1, 2].map(() => ({ base: [m(1000000, 0.9), m(1000000, 0.9)],
+    head: [m(1000000, 0.8), m(1000000, 0.8)] })));
+  const fanout = report.rowCells({ name: 'ws/fanout', unit: 'delivery', summary: fast }, false);
+  assert.match(fanout[7], /^0\.90 → 0\.80 µs\/delivery \(0\.889/);
+  const echo = report.rowCells({ name: 'ws/echo-20b', unit: 'message', summary: fast }, false);
+  assert.match(echo[7], /µs\/message \(/);
+  assert.match(report.rowCells({ name: 'http/cached', unit: 'request', summary: fast }, false)[7], /0\.80 µs \(/);
+  assert.ok(report.LEGEND.some((text) => /deliveries per second for ws\/fanout/.test(text)));
+});

@@ -5,19 +5,38 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { IMPLEMENTATIONS, SCENARIOS } = require('../../scenarios/scenarios');
+const { IMPLEMENTATIONS, SCENARIOS, FANOUT_SUBSCRIBERS } = require('../../scenarios/scenarios');
 const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-test('the seven scenarios, all switched on', () => {
+test('the eight scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
-    'http/cached', 'http/hello-pipelined', 'ws/echo-20b', 'ws/echo-4kb']);
+    'http/cached', 'http/hello-pipelined', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
-    assert.equal(s.connections, 100);
+    assert.equal(s.connections, s.name === 'ws/fanout' ? FANOUT_SUBSCRIBERS : 100, s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
+    assert.equal(s.unit, { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode], s.name);
+    assert.equal(s.joinSeconds, s.request.mode === 'fanout' ? 1 : 0, s.name);
   }
+});
+
+test('ws/fanout: 1,000 subscribers, 20-byte messages, a window of 8, on all four implementations', () => {
+  const fanout = SCENARIOS.find((s) => s.name === 'ws/fanout');
+  assert.equal(FANOUT_SUBSCRIBERS, 1000);
+  assert.deepEqual(fanout.request, { mode: 'fanout', headers: {}, path: '/', messageBytes: 20, window: 8 });
+  assert.deepEqual(Object.keys(fanout.servers).sort(), Object.keys(IMPLEMENTATIONS).sort());
+  assert.deepEqual(fanout.servers['loopwire-cpp'].command, ['{build}/bench/scenarios/fanout']);
+  assert.equal(fanout.servers['node-http'].requires, 'ws');
+});
+
+test('the fan-out servers share the topic and a backpressure limit far above one window', () => {
+  assert.equal(common.FANOUT_TOPIC, 'fanout');
+  assert.ok(common.FANOUT_MAX_BACKPRESSURE_BYTES >= 1024 * 1024);
+  const cpp = fs.readFileSync(path.join(ROOT, 'bench/scenarios/cpp/fanout.cpp'), 'utf8');
+  assert.match(cpp, /kTopic = "fanout"/);
+  assert.match(cpp, /kMaxBackpressureBytes = 1024 \* 1024/);
 });
 
 test('every server named in the table exists and every implementation is known', () => {

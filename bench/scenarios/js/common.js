@@ -12,6 +12,11 @@ const MAX_BODY_BYTES = 64 * 1024;
 const CACHED_PAGE_LINES = 32;
 // ws/* servers refuse messages over this size.
 const MAX_MESSAGE_BYTES = 64 * 1024;
+// ws/fanout: the topic every subscriber joins, and the backpressure a subscriber may build before a message to it
+// is dropped: far above what lwload's window of messages can queue, so that nothing is ever dropped (as in
+// cpp/fanout.cpp).
+const FANOUT_TOPIC = 'fanout';
+const FANOUT_MAX_BACKPRESSURE_BYTES = 1024 * 1024;
 
 const HELLO_WORLD = 'Hello world!';
 const INVALID_JSON = '{"error":"invalid json"}';
@@ -83,6 +88,8 @@ function jsonAnswer(bytes) {
 module.exports = {
   MAX_BODY_BYTES,
   MAX_MESSAGE_BYTES,
+  FANOUT_TOPIC,
+  FANOUT_MAX_BACKPRESSURE_BYTES,
   HELLO_WORLD,
   parseArgs,
   announce,

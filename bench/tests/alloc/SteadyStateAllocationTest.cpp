@@ -1,10 +1,12 @@
-// lwload allocates nothing per request or per message once its connections are open: a run of many requests
-// allocates exactly as often as a run of few. This binary replaces the global operator new to count, on the
+// lwload allocates nothing per request or per message (or delivery) once its connections are open: a run of many
+// requests allocates exactly as often as a run of few. This binary replaces the global operator new to count, on the
 // calling thread only (the scripted servers allocate on theirs).
+#include "../FanoutTestServer.h"
 #include "../LoopbackServer.h"
 #include "../WsTestServer.h"
 
 #include "Clock.h"
+#include "FanoutLoad.h"
 #include "HttpLoad.h"
 #include "WsHandshake.h"
 #include "WsLoad.h"
@@ -141,6 +143,34 @@ TEST(SteadyStateAllocation, WebSocketEchoesAllocateNothing) {
     });
     const std::uint64_t few = wsRunAllocations(server.port(), 100);
     const std::uint64_t many = wsRunAllocations(server.port(), 5000);
+    EXPECT_GT(few, 0u);
+    EXPECT_LE(many, few + kConnections);
+}
+
+std::uint64_t fanoutRunAllocations(std::uint16_t port, std::uint64_t budget) {
+    const ResolvedTarget target = targetFor("ws://127.0.0.1:" + std::to_string(port) + "/");
+    FanoutWorkerConfig config;
+    config.target = &target;
+    config.subscriberPath = "/?role=sub";
+    config.publisherPath = "/?role=pub";
+    config.authority = "127.0.0.1";
+    config.messageBytes = 300;
+    config.subscribers = kConnections;
+    config.plan = planWithBudget(budget);
+    const std::uint64_t before = tAllocations;
+    FanoutWorker worker(config);
+    worker.run();
+    const std::uint64_t allocations = tAllocations - before;
+    EXPECT_EQ(worker.stats().requests, budget);
+    EXPECT_EQ(worker.stats().errors.total(), 0u);
+    return allocations;
+}
+
+TEST(SteadyStateAllocation, FanoutDeliveriesAllocateNothing) {
+    test::FanoutScript script;
+    LoopbackServer server(test::fanoutServer(script));
+    const std::uint64_t few = fanoutRunAllocations(server.port(), 100);
+    const std::uint64_t many = fanoutRunAllocations(server.port(), 5000);
     EXPECT_GT(few, 0u);
     EXPECT_LE(many, few + kConnections);
 }

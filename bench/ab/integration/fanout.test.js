@@ -1,0 +1,42 @@
+'use strict';
+// lwload fanout against the C++ ws/fanout server built from this checkout, over real sockets: the check the runner
+// makes before measuring (four subscribers, one window of messages, every one delivered in order), then a second
+// with the scenario's 1,000 subscribers, which must count deliveries and no error. Run with the other
+// integration tests, `node --test bench/ab/integration/`; it builds lwload and the scenario servers (cached).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { serverFor } = require('../arms');
+const { buildWorkingTree } = require('../build');
+const { checkAnswers } = require('../check');
+const { RUNNER_ROOT } = require('../git');
+const { loadArgs, runLoad, errorCount } = require('../load');
+const { startServer } = require('../server');
+const { SCENARIOS } = require('../../scenarios/scenarios');
+
+const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
+const SECONDS = 1;
+
+test('lwload fanout counts deliveries from the C++ fan-out server, without errors', { timeout: BUILD_TIMEOUT_MS },
+  async (t) => {
+    const { buildDir } = buildWorkingTree({ targets: ['lwload', 'bench_scenarios'] });
+    const lwload = path.join(buildDir, 'bench', 'lwload');
+    const scenario = SCENARIOS.find((s) => s.name === 'ws/fanout');
+    const arm = { side: 'head', kind: 'worktree', impl: 'loopwire-cpp', root: RUNNER_ROOT, buildDir };
+    const spec = serverFor(arm, scenario);
+    assert.equal(spec.skip, undefined, spec.skip);
+    const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'ws/fanout loopwire-cpp' });
+    t.after(() => server.stop());
+
+    await checkAnswers(scenario, [{ copy: 'head#1', port: server.port }], { lwload });
+
+    const result = await runLoad({ lwload, args: loadArgs(scenario, server.port, { seconds: SECONDS }),
+      expectedSeconds: SECONDS + scenario.joinSeconds });
+    assert.equal(result.mode, 'fanout');
+    assert.equal(result.connections, 1000);
+    assert.ok(result.requests > 0, JSON.stringify(result));
+    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
+    assert.equal(result.reconnects, 0);
+    assert.ok(result.duration_s >= SECONDS * 0.99 && result.duration_s <= SECONDS * 1.01, `${result.duration_s}`);
+    assert.ok(server.isRunning());
+  });

@@ -1,0 +1,531 @@
+#include "FanoutLoad.h"
+
+#include "Clock.h"
+#include "LoadLimits.h"
+#include "WsHandshake.h"
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace loopwire::lwload {
+
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+bool decodeCounter(const std::uint8_t (&digits)[FanoutWorker::kCounterBytes], std::uint64_t& out) noexcept {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < FanoutWorker::kCounterBytes; ++i) {
+        const std::uint8_t d = digits[i];
+        std::uint64_t nibble = 0;
+        if (d >= '0' && d <= '9') {
+            nibble = d - '0';
+        } else if (d >= 'a' && d <= 'f') {
+            nibble = d - 'a' + 10;
+        } else {
+            return false;
+        }
+        value |= nibble << (4 * i);
+    }
+    out = value;
+    return true;
+}
+
+}  // namespace
+
+std::string fanoutRolePath(std::string_view path, std::string_view role) {
+    std::string out(path);
+    out.append(path.find('?') == std::string_view::npos ? "?" : "&").append("role=").append(role);
+    return out;
+}
+
+FanoutWorker::FanoutWorker(const FanoutWorkerConfig& config)
+    : config_(config),
+      plan_(config.plan),
+      random_(config.seed),
+      subscribers_(config.subscribers),
+      window_(config.window),
+      recvBuffer_(new char[limits::kRecvBufferBytes]) {
+    const std::uint64_t n = config_.messageBytes;
+    pattern_.resize(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < pattern_.size(); ++i) {
+        pattern_[i] = config_.text ? static_cast<std::uint8_t>('A' + i % 26) : static_cast<std::uint8_t>(i * 131 + 17);
+    }
+    auto pickMask = [this](Connection& c) {
+        const std::uint64_t bits = random_.next();
+        for (int i = 0; i < 4; ++i)
+            c.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+    };
+    publisher_.publisher = true;
+    pickMask(publisher_);
+    for (Connection& c : subscribers_)
+        pickMask(c);
+    closed_ = static_cast<std::uint32_t>(subscribers_.size()) + 1;
+    headerBytes_ = clientHeaderLength(n);
+    frame_.resize(headerBytes_ + pattern_.size());
+    writeClientHeader(frame_.data(), config_.text ? WsOpcode::Text : WsOpcode::Binary, true, n, publisher_.mask);
+    applyMask(frame_.data() + headerBytes_, pattern_.data(), pattern_.size(), publisher_.mask, 0);
+}
+
+void FanoutWorker::run() {
+    running_ = true;
+    const std::int64_t start = monotonicNs();
+    // Nothing is measured until the publisher starts (progress() places the measured time then); until that
+    // moment the run may last its planned time plus the time the subscribers are allowed to take to join.
+    plan_.measureStartNs = std::numeric_limits<std::int64_t>::max();
+    plan_.deadlineNs = config_.plan.deadlineNs + limits::kMaxFanoutJoinNs;
+    measuring_ = false;
+    if (!epoll_.valid()) {
+        ++stats_.errors.connect;
+        endNs_ = start;
+        return;
+    }
+    openDue(start);
+    endNs_ = runWorkerLoop(*this, epoll_, plan_, measuring_);
+    running_ = false;
+    closeSocket(publisher_);
+    for (Connection& c : subscribers_)
+        closeSocket(c);
+}
+
+FanoutWorker::Connection& FanoutWorker::connectionAt(std::size_t index) noexcept {
+    return index == 0 ? publisher_ : subscribers_[index - 1];
+}
+
+void FanoutWorker::setState(Connection& c, State state) noexcept {
+    auto count = [this](State s, int delta) {
+        if (s == State::Closed) {
+            closed_ += static_cast<std::uint32_t>(delta);
+        } else if (s != State::Open) {
+            joining_ += static_cast<std::uint32_t>(delta);
+        }
+    };
+    count(c.state, -1);
+    count(state, +1);
+    c.state = state;
+}
+
+void FanoutWorker::openDue(std::int64_t now) {
+    // A thousand connections opened at once overflow a server's accept queue, and TCP retries the dropped ones
+    // only a second later, so at most kMaxJoiningConnections connect and handshake at a time.
+    const std::size_t total = subscribers_.size() + 1;
+    for (std::size_t scanned = 0;
+         scanned < total && running_ && closed_ > 0 && joining_ < limits::kMaxJoiningConnections; ++scanned) {
+        Connection& c = connectionAt(openCursor_);
+        openCursor_ = (openCursor_ + 1) % total;
+        if (c.state == State::Closed && now >= c.retryAtNs) open(c, now);
+    }
+}
+
+void FanoutWorker::open(Connection& c, std::int64_t now) {
+    const ConnectResult result = startConnect(*config_.target);
+    if (result.fd < 0) {
+        ++stats_.errors.connect;
+        c.retryAtNs = now + limits::kReconnectBackoffNs;
+        return;
+    }
+    c.fd = result.fd;
+    c.sinceNs = now;
+    setState(c, State::Connecting);
+    const bool added = result.inProgress ? epoll_.add(c.fd, EPOLLOUT, &c) : epoll_.add(c.fd, EPOLLIN, &c);
+    if (!added) {
+        ++stats_.errors.connect;
+        closeSocket(c);
+        c.retryAtNs = now + limits::kReconnectBackoffNs;
+        return;
+    }
+    c.wantWrite = result.inProgress;
+    if (!result.inProgress) startHandshake(c, now);
+}
+
+void FanoutWorker::closeSocket(Connection& c) {
+    if (c.fd >= 0) close(c.fd);
+    c.fd = -1;
+    ++c.generation;
+    if (c.publisher) {
+        // What happens to the messages in flight is unknown: they are written off, and any that still arrive are
+        // published before every subscriber's new firstCounted, so they are ignored.
+        frameWriting_ = false;
+        for (Slot& slot : window_)
+            slot.remaining = 0;
+        outstanding_ = 0;
+        completed_ = lastSent_;
+        for (Connection& s : subscribers_) {
+            if (s.member) s.firstCounted = s.next = lastSent_ + 1;
+        }
+    } else if (c.member) {
+        for (; c.next <= lastSent_; ++c.next)
+            settle(c.next);
+        c.member = false;
+        --members_;
+    } else if (c.state == State::Open) {
+        --pending_;
+    }
+    setState(c, State::Closed);
+    c.wantWrite = false;
+    c.mismatch = false;
+    c.received = 0;
+    c.controlOffset = 0;
+    c.controlLength = 0;
+    c.handshakeOut.clear();
+    c.handshakeIn.clear();
+    c.parser.reset();
+}
+
+void FanoutWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
+    closeSocket(c);
+    if (!running_) return;
+    ++stats_.reconnects;
+    c.retryAtNs = backoff ? now + limits::kReconnectBackoffNs : now;
+}
+
+void FanoutWorker::startHandshake(Connection& c, std::int64_t now) {
+    std::uint8_t nonce[16];
+    const std::uint64_t a = random_.next();
+    const std::uint64_t b = random_.next();
+    for (int i = 0; i < 8; ++i) {
+        nonce[i] = static_cast<std::uint8_t>(a >> (8 * i));
+        nonce[8 + i] = static_cast<std::uint8_t>(b >> (8 * i));
+    }
+    const std::string key = makeKey(nonce);
+    c.expectedAccept = computeAccept(key);
+    c.handshakeOut = buildUpgradeRequest(c.publisher ? config_.publisherPath : config_.subscriberPath,
+                                         config_.authority, key, config_.extraHeaders);
+    c.handshakeOffset = 0;
+    c.handshakeIn.clear();
+    setState(c, State::Handshake);
+    c.sinceNs = now;
+    flush(c, now);
+}
+
+FanoutWorker::SendResult FanoutWorker::sendSome(Connection& c, const std::uint8_t* data, std::size_t length,
+                                                std::size_t& offset) {
+    while (offset < length) {
+        const ssize_t n = send(c.fd, data + offset, length - offset, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            offset += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return SendResult::Blocked;
+        return SendResult::Failed;
+    }
+    return SendResult::Done;
+}
+
+void FanoutWorker::flush(Connection& c, std::int64_t now) {
+    SendResult result = SendResult::Done;
+    if (c.state == State::Handshake) {
+        result = sendSome(c, reinterpret_cast<const std::uint8_t*>(c.handshakeOut.data()), c.handshakeOut.size(),
+                          c.handshakeOffset);
+    } else if (c.state == State::Open) {
+        for (;;) {
+            // Frames never interleave: a control frame begun is finished before the message frame resumes.
+            const bool controlStarted = c.controlOffset > 0 && c.controlOffset < c.controlLength;
+            if (!controlStarted && c.publisher && frameWriting_) {
+                result = sendSome(c, frame_.data(), frame_.size(), frameOffset_);
+                if (result == SendResult::Done) frameWriting_ = false;
+            } else if (c.controlOffset < c.controlLength) {
+                result = sendSome(c, c.control, c.controlLength, c.controlOffset);
+                if (result == SendResult::Done) c.controlOffset = c.controlLength = 0;
+            } else {
+                break;
+            }
+            if (result != SendResult::Done) break;
+        }
+    }
+    if (result == SendResult::Failed) {
+        ++stats_.errors.write;
+        reopen(c, now, true);
+        return;
+    }
+    const bool want = result == SendResult::Blocked;
+    if (want != c.wantWrite) {
+        c.wantWrite = want;
+        epoll_.modify(c.fd, want ? EPOLLIN | EPOLLOUT : EPOLLIN, &c);
+    }
+}
+
+void FanoutWorker::queueControl(Connection& c, WsOpcode op, std::string_view payload) {
+    // One control frame waits at a time; a newer ping replaces an unsent pong (RFC 6455 section 5.5.3 allows
+    // answering only the latest), but a pong already begun is finished.
+    if (c.controlOffset > 0 && c.controlOffset < c.controlLength) return;
+    c.controlOffset = 0;
+    c.controlLength = writeClientControlFrame(c.control, op, payload, c.mask);
+}
+
+void FanoutWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
+    Connection& c = *static_cast<Connection*>(data);
+    if (c.state == State::Connecting) {
+        const int error = takeSocketError(c.fd);
+        if (error != 0 || (events & (EPOLLERR | EPOLLHUP)) != 0) {
+            ++stats_.errors.connect;
+            closeSocket(c);
+            c.retryAtNs = now + limits::kReconnectBackoffNs;
+        } else {
+            c.wantWrite = false;
+            if (!epoll_.modify(c.fd, EPOLLIN, &c)) {
+                ++stats_.errors.connect;
+                reopen(c, now, true);
+            } else {
+                startHandshake(c, now);
+            }
+        }
+    } else if (c.state != State::Closed) {
+        const std::uint32_t generation = c.generation;
+        if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) onReadable(c);
+        if (c.generation == generation && (events & EPOLLOUT) != 0) flush(c, now);
+    }
+    progress(now);
+}
+
+void FanoutWorker::onReadable(Connection& c) {
+    const std::uint32_t generation = c.generation;
+    for (;;) {
+        const ssize_t n = read(c.fd, recvBuffer_.get(), limits::kRecvBufferBytes);
+        if (n > 0) {
+            stats_.bytesRead += static_cast<std::uint64_t>(n);
+            const std::int64_t now = monotonicNs();
+            const std::string_view data(recvBuffer_.get(), static_cast<std::size_t>(n));
+            const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
+            if (!ok || c.generation != generation) return;
+            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        // The end of the connection without a close frame, or a reset: either way the server dropped it.
+        ++stats_.errors.read;
+        reopen(c, monotonicNs(), true);
+        return;
+    }
+}
+
+bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::int64_t now) {
+    const std::size_t searchFrom = c.handshakeIn.size() >= 3 ? c.handshakeIn.size() - 3 : 0;
+    c.handshakeIn.append(data);
+    const std::size_t end = c.handshakeIn.find("\r\n\r\n", searchFrom);
+    if (end == std::string::npos) {
+        if (c.handshakeIn.size() > limits::kMaxHandshakeBytes) {
+            protocolError(c, "upgrade response head too large", now);
+            return false;
+        }
+        return true;
+    }
+    const std::size_t headBytes = end + 4;
+    const HandshakeResult result =
+        validateUpgradeResponse(std::string_view(c.handshakeIn).substr(0, headBytes), c.expectedAccept);
+    if (result.error != HandshakeError::None) {
+        if (result.error == HandshakeError::NotSwitching) {
+            ++stats_.non2xx;
+        } else {
+            ++stats_.errors.protocol;
+        }
+        if (firstProtocolError_ == nullptr) firstProtocolError_ = handshakeErrorName(result.error);
+        reopen(c, now, true);
+        return false;
+    }
+    setState(c, State::Open);
+    if (!c.publisher) ++pending_;
+    // Frames the server sent right after its response (a ping, say) are in the same buffer.
+    const std::string rest = c.handshakeIn.substr(headBytes);
+    c.handshakeIn.clear();
+    c.handshakeOut.clear();
+    return onFrameData(c, rest, now);
+}
+
+void FanoutWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(piece.data());
+    std::size_t left = piece.size();
+    if (c.received + left > config_.messageBytes) c.mismatch = true;
+    auto offset = static_cast<std::size_t>(c.received);
+    c.received += left;
+    for (; left > 0 && offset < kCounterBytes; --left, ++p, ++offset)
+        c.counter[offset] = *p;
+    if (!c.mismatch && left > 0 && std::memcmp(p, pattern_.data() + offset, left) != 0) c.mismatch = true;
+}
+
+void FanoutWorker::onMessage(Connection& c, std::int64_t now) {
+    const bool intact = !c.mismatch && c.received == config_.messageBytes;
+    std::uint64_t counter = 0;
+    const bool known = c.received >= kCounterBytes && decodeCounter(c.counter, counter);
+    c.received = 0;
+    c.mismatch = false;
+    if (!c.member) return;                          // published before it joined
+    if (known && counter < c.firstCounted) return;  // likewise
+    if (known && counter < c.next) {                // a duplicate
+        ++stats_.errors.verify;
+        return;
+    }
+    if (c.next > lastSent_) {  // nothing is owed to it
+        ++stats_.errors.verify;
+        return;
+    }
+    // A message whose counter is unreadable, or not one published, stands for the one owed; the ones a later
+    // counter skipped are lost.
+    const std::uint64_t which = known && counter <= lastSent_ ? counter : c.next;
+    for (; c.next < which; ++c.next) {
+        ++stats_.errors.verify;
+        settle(c.next);
+    }
+    if (intact && known && counter == which) {
+        if (plan_.requestBudget == 0 || !measuring_ || stats_.requests < plan_.requestBudget) {
+            ++stats_.requests;
+            stats_.latency.record(static_cast<std::uint64_t>(now - window_[which % window_.size()].sentNs));
+        }
+    } else {
+        ++stats_.errors.verify;
+    }
+    settle(which);
+    ++c.next;
+}
+
+void FanoutWorker::settle(std::uint64_t counter) noexcept {
+    Slot& slot = window_[counter % window_.size()];
+    if (slot.counter != counter || slot.remaining == 0) return;  // written off with the publisher
+    --slot.remaining;
+    --outstanding_;
+    // Every member receives the messages in order, so they complete in order.
+    while (completed_ < lastSent_ && window_[(completed_ + 1) % window_.size()].remaining == 0)
+        ++completed_;
+}
+
+bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_t now) {
+    const WsOpcode expected = config_.text ? WsOpcode::Text : WsOpcode::Binary;
+    const std::uint32_t generation = c.generation;
+    while (!data.empty()) {
+        const WsFrameResult result = c.parser.decode(data);
+        if (result.status == WsFrameStatus::Error) {
+            protocolError(c, wsFrameErrorName(result.error), now);
+            return false;
+        }
+        data.remove_prefix(result.consumed);
+        if (result.status == WsFrameStatus::NeedMore) break;
+        switch (result.opcode) {
+            case WsOpcode::Text:
+            case WsOpcode::Binary:
+                if (c.publisher) {
+                    protocolError(c, "the publisher received a message", now);
+                    return false;
+                }
+                if (result.opcode != expected) c.mismatch = true;
+                verifyPiece(c, result.payload);
+                if (result.messageEnd) onMessage(c, now);
+                break;
+            case WsOpcode::Ping:
+                queueControl(c, WsOpcode::Pong, result.payload);
+                break;
+            case WsOpcode::Close: {
+                // A fan-out server has no reason to close: count it, answer it if nothing is half-sent, reconnect.
+                ++stats_.errors.read;
+                const bool frameBusy = c.publisher && frameWriting_;
+                if (!frameBusy && c.controlOffset == c.controlLength) {
+                    std::uint8_t reply[kMaxControlFrameBytes];
+                    const std::size_t n =
+                        writeClientControlFrame(reply, WsOpcode::Close, result.payload.substr(0, 2), c.mask);
+                    [[maybe_unused]] const ssize_t ignored = send(c.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+                }
+                reopen(c, now, true);
+                return false;
+            }
+            default:
+                break;  // pongs
+        }
+    }
+    if (c.controlOffset < c.controlLength) flush(c, now);
+    return c.generation == generation;
+}
+
+void FanoutWorker::protocolError(Connection& c, const char* what, std::int64_t now) {
+    ++stats_.errors.protocol;
+    if (firstProtocolError_ == nullptr) firstProtocolError_ = what;
+    reopen(c, now, true);
+}
+
+void FanoutWorker::progress(std::int64_t now) {
+    if (!running_) return;
+    if (closed_ > 0) openDue(now);
+    admitPending();
+    if (!started_) {
+        if (members_ < subscribers_.size() || publisher_.state != State::Open) return;
+        started_ = true;
+        const RunPlan& planned = config_.plan;
+        if (now >= planned.measureStartNs) {
+            // Measuring from now, without the loop's reset, so that errors met while joining stay counted; the
+            // bytes of the handshakes are not what bytes_read is for.
+            plan_.measureStartNs = now;
+            measuring_ = true;
+            stats_.bytesRead = 0;
+        } else {
+            plan_.measureStartNs = planned.measureStartNs;
+        }
+        plan_.deadlineNs = plan_.measureStartNs + (planned.deadlineNs - planned.measureStartNs);
+    }
+    publish(now);
+}
+
+void FanoutWorker::admitPending() {
+    if (pending_ == 0 || completed_ != lastSent_) return;
+    for (Connection& c : subscribers_) {
+        if (c.state != State::Open || c.member) continue;
+        c.member = true;
+        c.firstCounted = c.next = lastSent_ + 1;
+        ++members_;
+    }
+    pending_ = 0;
+}
+
+void FanoutWorker::publish(std::int64_t now) {
+    const std::uint64_t window = window_.size();
+    while (started_ && publisher_.state == State::Open && !frameWriting_ && members_ == subscribers_.size() &&
+           lastSent_ - completed_ < window) {
+        if (plan_.requestBudget != 0 && measuring_ && stats_.requests + outstanding_ >= plan_.requestBudget) return;
+        const std::uint64_t counter = ++lastSent_;
+        window_[counter % window] = Slot{counter, members_, now};
+        outstanding_ += members_;
+        for (std::size_t i = 0; i < kCounterBytes; ++i) {
+            const auto digit = static_cast<std::uint8_t>(kHex[(counter >> (4 * i)) & 15]);
+            frame_[headerBytes_ + i] = static_cast<std::uint8_t>(digit ^ publisher_.mask[i & 3]);
+        }
+        frameOffset_ = 0;
+        frameWriting_ = true;
+        flush(publisher_, now);
+    }
+}
+
+void FanoutWorker::sweep(std::int64_t now) {
+    for (std::size_t i = 0; i <= subscribers_.size(); ++i) {
+        Connection& c = connectionAt(i);
+        switch (c.state) {
+            case State::Closed:
+                break;  // progress() opens what is due
+            case State::Connecting:
+                if (now - c.sinceNs > plan_.timeoutNs) {
+                    ++stats_.errors.connect;
+                    reopen(c, now, true);
+                }
+                break;
+            case State::Handshake:
+                if (now - c.sinceNs > plan_.timeoutNs) {
+                    ++stats_.errors.timeout;
+                    reopen(c, now, true);
+                }
+                break;
+            case State::Open:
+                if (c.member && c.next <= lastSent_ &&
+                    now - window_[c.next % window_.size()].sentNs > plan_.timeoutNs) {
+                    ++stats_.errors.timeout;
+                    reopen(c, now, false);
+                }
+                break;
+        }
+    }
+    progress(now);
+}
+
+}  // namespace loopwire::lwload
