@@ -78,6 +78,9 @@ WebSocketConnection::Extras& WebSocketConnection::extras() {
 void* WebSocketConnection::userDataStorage() noexcept { return reinterpret_cast<char*>(this) + kUserDataOffset; }
 
 void WebSocketConnection::open() {
+    // The HTTP side may have stopped reading (pipelined bytes it held back, or a paused request): a WebSocket
+    // reads.
+    if (isReadingPaused()) resumeReading();
     // Still corked with the 101 response: what the open handler sends goes out with it.
     context_.events().open(this);
     if (isCorked()) uncork();

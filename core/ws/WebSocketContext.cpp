@@ -6,6 +6,8 @@
 #include "ws/WebSocketHandshake.h"
 #include "ws/WebSocketServer.h"
 
+#include <cstdio>
+
 namespace loopwire {
 
 namespace {
@@ -70,6 +72,13 @@ WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::stri
                                                void* argument) {
     auto& http = static_cast<HttpConnection&>(*response);
     if (!http.canSwitchProtocols()) return nullptr;
+    if (&http.loop() != &server_.loop()) {
+        // A context of another App (another loop): the socket cannot move to it. A programmer error, answered
+        // rather than followed.
+        std::fprintf(stderr, "loopwire: upgrade with the context of another App's ws route refused (500)\n");
+        response->writeStatus("500 Internal Server Error")->end("upgrade to another App's route", true);
+        return nullptr;
+    }
     if (!ws::isValidKey(key)) {
         response->writeStatus("400 Bad Request")
             ->writeHeader("Content-Type", "text/plain")

@@ -442,3 +442,21 @@ test('examples/js/echo_server.js echoes with --compression shared, dedicated and
     child.kill('SIGKILL');
   }
 });
+
+test('res.upgrade with the context of another App is answered 500, not followed', async (t) => {
+  let otherContext;
+  const other = listen(t, (app) => app.ws('/*', { upgrade: (res, req, context) => { otherContext = context; res.end(); } }));
+  const probe = new WebSocket(`ws://127.0.0.1:${other.port}/`);
+  probe.on('error', () => {});
+  await new Promise((resolve) => probe.once('unexpected-response', resolve));
+  probe.terminate();
+  assert.ok(otherContext);
+  const { port } = listen(t, (app) => app.ws('/*', {
+    upgrade: (res, req) => res.upgrade({}, req.getHeader('sec-websocket-key'), '', '', otherContext),
+  }));
+  const client = new WebSocket(`ws://127.0.0.1:${port}/`);
+  t.after(() => client.terminate());
+  client.on('error', () => {});
+  const status = await new Promise((resolve) => client.once('unexpected-response', (req, res) => resolve(res.statusCode)));
+  assert.equal(status, 500);
+});
