@@ -117,11 +117,15 @@ class DevTools {
  */
 async function launchChromium(t, executable) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-chromium-'));
+  // The browser is not the code under test: under the sanitized test run (scripts/test-js-sanitized.js) it must
+  // not inherit the AddressSanitizer runtime preloaded for node.
+  const env = { ...process.env };
+  for (const name of ['LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LOOPWIRE_ADDON_DIR']) delete env[name];
   const child = spawn(executable, ['--headless=new', '--no-sandbox', '--remote-debugging-port=0',
                                    `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check',
                                    '--disable-gpu', '--disable-extensions', '--disable-background-networking',
                                    'about:blank'],
-                      { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+                      { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env });
   // 'error' instead of 'exit' when it could not start at all.
   const exited = new Promise((resolve) => { child.once('exit', resolve); child.once('error', resolve); });
   t.after(async () => {
