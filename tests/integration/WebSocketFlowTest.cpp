@@ -2,6 +2,7 @@
 // backpressure and drops, pub/sub ordering, permessage-deflate (and a deflate bomb) and the user data's lifetime.
 // Every test runs on both loop backends.
 #include "WebSocketFixture.h"
+#include "loop/Loop.h"
 
 #include <atomic>
 #include <string>
@@ -189,6 +190,37 @@ TEST_P(WebSocketFlow, PublishReachesOtherSubscribersButNotTheSender) {
     EXPECT_EQ(log_.count("sub:room:2:3"), 1u) << joined(log_.events());
     server().runOnLoop([&delivered](App& app) { delivered = app.publish("nobody", "x"); });
     EXPECT_FALSE(delivered);
+}
+
+// Twenty publishes in one handler reach each of three subscribers in one write: one send() per subscriber.
+TEST_P(WebSocketFlow, ABatchOfPublishesLeavesInOneWritePerSubscriber) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.open = [](Socket* ws) { ws->subscribe("news"); };
+        behavior.message = [](Socket* ws, std::string_view, OpCode) {
+            for (int i = 0; i < 20; ++i)
+                ws->publish("news", "item " + std::to_string(i), OpCode::Text);
+        };
+    });
+    WsTestClient publisher(port());
+    ASSERT_EQ(publisher.handshake().value_or(Response{}).status, 101);
+    std::vector<std::unique_ptr<WsTestClient>> subscribers;
+    for (int i = 0; i < 3; ++i) {
+        subscribers.push_back(std::make_unique<WsTestClient>(port()));
+        ASSERT_EQ(subscribers.back()->handshake().value_or(Response{}).status, 101);
+    }
+    std::uint64_t before = 0;
+    server().runOnLoop([&before](App& app) { before = app.loop().sendCalls(); });
+    publisher.sendText("go");
+    for (auto& subscriber : subscribers) {
+        for (int i = 0; i < 20; ++i) {
+            auto frame = subscriber->readFrame();
+            ASSERT_TRUE(frame) << i;
+            EXPECT_EQ(frame->payload, "item " + std::to_string(i));
+        }
+    }
+    std::uint64_t after = 0;
+    server().runOnLoop([&after](App& app) { after = app.loop().sendCalls(); });
+    EXPECT_EQ(after - before, 3u);
 }
 
 TEST_P(WebSocketFlow, PublishedMessagesKeepTheirOrderAndPrecedeALaterDirectSend) {
