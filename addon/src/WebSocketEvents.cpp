@@ -8,6 +8,7 @@
 #include "WebSocketWrap.h"
 
 #include <new>
+#include <optional>
 
 namespace loopwire::addon {
 
@@ -72,22 +73,22 @@ void JsWebSocketEvents::open(AnyWebSocket* socket) {
     call(kOpen, 1, argv);
 }
 
-void JsWebSocketEvents::message(AnyWebSocket* socket, std::string_view message, OpCode opCode) {
-    if (handlers_[kMessage].empty()) return;
+void JsWebSocketEvents::callWithBytes(HandlerIndex index, AnyWebSocket* socket, std::string_view bytes,
+                                      std::optional<bool> isBinary) {
+    if (handlers_[index].empty()) return;
     v8::Isolate* isolate = state_.isolate();
     v8::HandleScope handles(isolate);
-    LentBuffer lent(state_, message, socket->blockHolding(message));
-    v8::Local<v8::Value> argv[] = {wsOf(socket), lent.get(), v8::Boolean::New(isolate, opCode == OpCode::Binary)};
-    call(kMessage, 3, argv);
+    LentBuffer lent(state_, bytes, socket->blockHolding(bytes));
+    v8::Local<v8::Value> argv[] = {wsOf(socket), lent.get(), v8::Boolean::New(isolate, isBinary.value_or(false))};
+    call(index, isBinary ? 3 : 2, argv);
+}
+
+void JsWebSocketEvents::message(AnyWebSocket* socket, std::string_view message, OpCode opCode) {
+    callWithBytes(kMessage, socket, message, opCode == OpCode::Binary);
 }
 
 void JsWebSocketEvents::dropped(AnyWebSocket* socket, std::string_view message, OpCode opCode) {
-    if (handlers_[kDropped].empty()) return;
-    v8::Isolate* isolate = state_.isolate();
-    v8::HandleScope handles(isolate);
-    LentBuffer lent(state_, message, socket->blockHolding(message));
-    v8::Local<v8::Value> argv[] = {wsOf(socket), lent.get(), v8::Boolean::New(isolate, opCode == OpCode::Binary)};
-    call(kDropped, 3, argv);
+    callWithBytes(kDropped, socket, message, opCode == OpCode::Binary);
 }
 
 void JsWebSocketEvents::drain(AnyWebSocket* socket) {
@@ -98,19 +99,11 @@ void JsWebSocketEvents::drain(AnyWebSocket* socket) {
 }
 
 void JsWebSocketEvents::ping(AnyWebSocket* socket, std::string_view message) {
-    if (handlers_[kPing].empty()) return;
-    v8::HandleScope handles(state_.isolate());
-    LentBuffer lent(state_, message, socket->blockHolding(message));
-    v8::Local<v8::Value> argv[] = {wsOf(socket), lent.get()};
-    call(kPing, 2, argv);
+    callWithBytes(kPing, socket, message, std::nullopt);
 }
 
 void JsWebSocketEvents::pong(AnyWebSocket* socket, std::string_view message) {
-    if (handlers_[kPong].empty()) return;
-    v8::HandleScope handles(state_.isolate());
-    LentBuffer lent(state_, message, socket->blockHolding(message));
-    v8::Local<v8::Value> argv[] = {wsOf(socket), lent.get()};
-    call(kPong, 2, argv);
+    callWithBytes(kPong, socket, message, std::nullopt);
 }
 
 void JsWebSocketEvents::close(AnyWebSocket* socket, int code, std::string_view reason) {

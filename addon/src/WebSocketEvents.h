@@ -16,6 +16,8 @@
 #include <loopwire/WebSocketBehavior.h>
 
 #include <array>
+#include <optional>
+#include <string_view>
 
 namespace loopwire::addon {
 
@@ -71,6 +73,8 @@ private:
     // Calls handler `index` with argv; the caller holds a HandleScope. Returns false when it threw or is absent.
     void call(HandlerIndex index, int argc, v8::Local<v8::Value>* argv);
     v8::Local<v8::Object> wsOf(AnyWebSocket* socket) const;
+    // Calls handler `index` with (ws, bytes lent as an ArrayBuffer[, isBinary]) when it exists.
+    void callWithBytes(HandlerIndex index, AnyWebSocket* socket, std::string_view bytes, std::optional<bool> isBinary);
     v8::Local<v8::Object> contextObject(WebSocketContext* context);
 
     AddonState& state_;

@@ -17,19 +17,16 @@
 #pragma once
 
 #include <cstddef>
+#include <loopwire/WebSocket.h>
+
 #include <cstdint>
 #include <string_view>
 
 namespace loopwire::ws {
 
-enum class Opcode : std::uint8_t {
-    Continuation = 0x0,
-    Text = 0x1,
-    Binary = 0x2,
-    Close = 0x8,
-    Ping = 0x9,
-    Pong = 0xA,
-};
+// The opcodes of RFC 6455 section 5.2: the codec's name for the public OpCode, so that the values an
+// application sends and receives need no conversion.
+using Opcode = OpCode;
 
 constexpr bool isControl(Opcode opcode) noexcept { return (static_cast<std::uint8_t>(opcode) & 0x8) != 0; }
 

@@ -192,8 +192,7 @@ bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
 }
 
 bool WebSocketConnection::deliverMessage(std::string_view message) {
-    auto opCode = static_cast<OpCode>(parser_.messageOpcode());
-    context_.events().message(this, message, opCode);
+    context_.events().message(this, message, parser_.messageOpcode());
     return !isClosed();
 }
 
@@ -292,8 +291,8 @@ bool WebSocketConnection::admit(std::string_view message, OpCode opCode) {
 SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opCode, bool compress) {
     if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
     if (opCode == OpCode::Ping) return sendPing(message);
-    auto opcode = static_cast<ws::Opcode>(opCode);
-    if (opCode != OpCode::Text && opCode != OpCode::Binary && opCode != OpCode::Pong) opcode = ws::Opcode::Binary;
+    OpCode opcode = opCode;
+    if (opCode != OpCode::Text && opCode != OpCode::Binary && opCode != OpCode::Pong) opcode = OpCode::Binary;
     // What was published before this send reaches the peer before it.
     server().drainTopics();
     if (!admit(message, opCode)) return SendStatus::Dropped;
@@ -382,14 +381,9 @@ void WebSocketConnection::runCloseHandler(int code, std::string_view reason) {
     closeHandlerRan_ = true;
     WebSocketEvents& events = context_.events();
     // As uWebSockets does: the subscriptions end (with their events) before the close handler runs.
-    if (events.wantsSubscriptionEvents()) {
-        server().topics().remove(
-            this, [this, &events](std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
-                events.subscription(this, topic, static_cast<int>(change.newCount), static_cast<int>(change.oldCount));
-            });
-    } else {
-        server().topics().remove(this);
-    }
+    server().topics().remove(this, [this](std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
+        reportSubscription(topic, change);
+    });
     events.close(this, code, reason);
     if (userDataConstructed_) {
         userDataConstructed_ = false;
@@ -456,17 +450,15 @@ void WebSocketConnection::onTimeout() {
 
 bool WebSocketConnection::subscribe(std::string_view topic) {
     if (closeHandlerRan_ || isClosed()) return false;
-    auto change = server().topics().subscribe(this, topic);
-    if (change.changed && context_.events().wantsSubscriptionEvents()) {
-        context_.events().subscription(this, topic, static_cast<int>(change.newCount),
-                                       static_cast<int>(change.oldCount));
-    }
-    return change.changed;
+    return reportSubscription(topic, server().topics().subscribe(this, topic));
 }
 
 bool WebSocketConnection::unsubscribe(std::string_view topic) {
     if (closeHandlerRan_ || isClosed()) return false;
-    auto change = server().topics().unsubscribe(this, topic);
+    return reportSubscription(topic, server().topics().unsubscribe(this, topic));
+}
+
+bool WebSocketConnection::reportSubscription(std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
     if (change.changed && context_.events().wantsSubscriptionEvents()) {
         context_.events().subscription(this, topic, static_cast<int>(change.newCount),
                                        static_cast<int>(change.oldCount));

@@ -17,6 +17,7 @@
 
 #include "base/ByteBuffer.h"
 #include "net/Socket.h"
+#include "pubsub/TopicTree.h"
 #include "ws/DeflateNegotiation.h"
 #include "ws/FrameParser.h"
 #include "ws/Utf8Validator.h"
@@ -97,6 +98,8 @@ private:
     void onClose() override;
 
     bool handleControl(std::string_view payload);
+    // Runs the subscription handler for a change that happened (when the route has one); returns whether it did.
+    bool reportSubscription(std::string_view topic, TopicTree<WebSocketConnection>::Change change);
     bool deliverMessage(std::string_view message);
     // Fails the connection (RFC 6455 section 7.1.7): a close frame with code, the close handler, and the end.
     void fail(std::uint16_t code, std::string_view reason);
