@@ -59,7 +59,7 @@ FanoutWorker::FanoutWorker(const FanoutWorkerConfig& config)
     auto pickMask = [this](Connection& c) {
         const std::uint64_t bits = random_.next();
         for (int i = 0; i < 4; ++i)
-            c.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+            c.ws.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
     };
     publisher_.publisher = true;
     pickMask(publisher_);
@@ -68,8 +68,8 @@ FanoutWorker::FanoutWorker(const FanoutWorkerConfig& config)
     closed_ = static_cast<std::uint32_t>(subscribers_.size()) + 1;
     headerBytes_ = clientHeaderLength(n);
     frame_.resize(headerBytes_ + pattern_.size());
-    writeClientHeader(frame_.data(), config_.text ? WsOpcode::Text : WsOpcode::Binary, true, n, publisher_.mask);
-    applyMask(frame_.data() + headerBytes_, pattern_.data(), pattern_.size(), publisher_.mask, 0);
+    writeClientHeader(frame_.data(), config_.text ? WsOpcode::Text : WsOpcode::Binary, true, n, publisher_.ws.mask);
+    applyMask(frame_.data() + headerBytes_, pattern_.data(), pattern_.size(), publisher_.ws.mask, 0);
 }
 
 void FanoutWorker::run() {
@@ -170,11 +170,7 @@ void FanoutWorker::closeSocket(Connection& c) {
     c.wantWrite = false;
     c.mismatch = false;
     c.received = 0;
-    c.controlOffset = 0;
-    c.controlLength = 0;
-    c.handshakeOut.clear();
-    c.handshakeIn.clear();
-    c.parser.reset();
+    c.ws.reset();
 }
 
 void FanoutWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
@@ -185,59 +181,20 @@ void FanoutWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
 }
 
 void FanoutWorker::startHandshake(Connection& c, std::int64_t now) {
-    std::uint8_t nonce[16];
-    const std::uint64_t a = random_.next();
-    const std::uint64_t b = random_.next();
-    for (int i = 0; i < 8; ++i) {
-        nonce[i] = static_cast<std::uint8_t>(a >> (8 * i));
-        nonce[8 + i] = static_cast<std::uint8_t>(b >> (8 * i));
-    }
-    const std::string key = makeKey(nonce);
-    c.expectedAccept = computeAccept(key);
-    c.handshakeOut = buildUpgradeRequest(c.publisher ? config_.publisherPath : config_.subscriberPath,
-                                         config_.authority, key, config_.extraHeaders);
-    c.handshakeOffset = 0;
-    c.handshakeIn.clear();
+    c.ws.startHandshake(random_, c.publisher ? config_.publisherPath : config_.subscriberPath, config_.authority,
+                        config_.extraHeaders);
     setState(c, State::Handshake);
     c.sinceNs = now;
     flush(c, now);
 }
 
-FanoutWorker::SendResult FanoutWorker::sendSome(Connection& c, const std::uint8_t* data, std::size_t length,
-                                                std::size_t& offset) {
-    while (offset < length) {
-        const ssize_t n = send(c.fd, data + offset, length - offset, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            offset += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return SendResult::Blocked;
-        return SendResult::Failed;
-    }
-    return SendResult::Done;
-}
-
 void FanoutWorker::flush(Connection& c, std::int64_t now) {
     SendResult result = SendResult::Done;
-    if (c.state == State::Handshake) {
-        result = sendSome(c, reinterpret_cast<const std::uint8_t*>(c.handshakeOut.data()), c.handshakeOut.size(),
-                          c.handshakeOffset);
-    } else if (c.state == State::Open) {
-        for (;;) {
-            // Frames never interleave: a control frame begun is finished before the message frame resumes.
-            const bool controlStarted = c.controlOffset > 0 && c.controlOffset < c.controlLength;
-            if (!controlStarted && c.publisher && frameWriting_) {
-                result = sendSome(c, frame_.data(), frame_.size(), frameOffset_);
-                if (result == SendResult::Done) frameWriting_ = false;
-            } else if (c.controlOffset < c.controlLength) {
-                result = sendSome(c, c.control, c.controlLength, c.controlOffset);
-                if (result == SendResult::Done) c.controlOffset = c.controlLength = 0;
-            } else {
-                break;
-            }
-            if (result != SendResult::Done) break;
-        }
+    if (c.state == State::Handshake || c.state == State::Open) {
+        // Only the publisher has a message frame; a subscriber sends control frames alone.
+        bool noFrame = false;
+        result = c.ws.flush(c.fd, c.state == State::Handshake, frame_.data(), frame_.size(), frameOffset_,
+                            c.publisher ? frameWriting_ : noFrame);
     }
     if (result == SendResult::Failed) {
         ++stats_.errors.write;
@@ -249,14 +206,6 @@ void FanoutWorker::flush(Connection& c, std::int64_t now) {
         c.wantWrite = want;
         epoll_.modify(c.fd, want ? EPOLLIN | EPOLLOUT : EPOLLIN, &c);
     }
-}
-
-void FanoutWorker::queueControl(Connection& c, WsOpcode op, std::string_view payload) {
-    // One control frame waits at a time; a newer ping replaces an unsent pong (RFC 6455 section 5.5.3 allows
-    // answering only the latest), but a pong already begun is finished.
-    if (c.controlOffset > 0 && c.controlOffset < c.controlLength) return;
-    c.controlOffset = 0;
-    c.controlLength = writeClientControlFrame(c.control, op, payload, c.mask);
 }
 
 void FanoutWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
@@ -286,57 +235,33 @@ void FanoutWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
 
 void FanoutWorker::onReadable(Connection& c) {
     const std::uint32_t generation = c.generation;
-    for (;;) {
-        const ssize_t n = read(c.fd, recvBuffer_.get(), limits::kRecvBufferBytes);
-        if (n > 0) {
-            stats_.bytesRead += static_cast<std::uint64_t>(n);
-            const std::int64_t now = monotonicNs();
-            const std::string_view data(recvBuffer_.get(), static_cast<std::size_t>(n));
-            const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
-            if (!ok || c.generation != generation) return;
-            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return;
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        // The end of the connection without a close frame, or a reset: either way the server dropped it.
+    const bool open = readAvailable(c.fd, recvBuffer_.get(), stats_, [&](std::string_view data) {
+        const std::int64_t now = monotonicNs();
+        const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
+        return ok && c.generation == generation;
+    });
+    if (!open) {
         ++stats_.errors.read;
         reopen(c, monotonicNs(), true);
-        return;
     }
 }
 
 bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::int64_t now) {
-    const std::size_t searchFrom = c.handshakeIn.size() >= 3 ? c.handshakeIn.size() - 3 : 0;
-    c.handshakeIn.append(data);
-    const std::size_t end = c.handshakeIn.find("\r\n\r\n", searchFrom);
-    if (end == std::string::npos) {
-        if (c.handshakeIn.size() > limits::kMaxHandshakeBytes) {
-            protocolError(c, "upgrade response head too large", now);
-            return false;
-        }
-        return true;
+    WsClientState::HeadRead head = c.ws.readHandshake(data);
+    if (head.status == WsClientState::HeadRead::Status::NeedMore) return true;
+    if (head.status == WsClientState::HeadRead::Status::TooLarge) {
+        protocolError(c, "upgrade response head too large", now);
+        return false;
     }
-    const std::size_t headBytes = end + 4;
-    const HandshakeResult result =
-        validateUpgradeResponse(std::string_view(c.handshakeIn).substr(0, headBytes), c.expectedAccept);
-    if (result.error != HandshakeError::None) {
-        if (result.error == HandshakeError::NotSwitching) {
-            ++stats_.non2xx;
-        } else {
-            ++stats_.errors.protocol;
-        }
-        if (firstProtocolError_ == nullptr) firstProtocolError_ = handshakeErrorName(result.error);
+    if (head.result.error != HandshakeError::None) {
+        countRefusedHandshake(head.result.error, stats_, firstProtocolError_);
         reopen(c, now, true);
         return false;
     }
     setState(c, State::Open);
     if (!c.publisher) ++pending_;
-    // Frames the server sent right after its response (a ping, say) are in the same buffer.
-    const std::string rest = c.handshakeIn.substr(headBytes);
-    c.handshakeIn.clear();
-    c.handshakeOut.clear();
-    return onFrameData(c, rest, now);
+    // Frames the server sent right after its response (a ping, say) came with it.
+    return onFrameData(c, head.rest, now);
 }
 
 void FanoutWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
@@ -399,7 +324,7 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
     const WsOpcode expected = config_.text ? WsOpcode::Text : WsOpcode::Binary;
     const std::uint32_t generation = c.generation;
     while (!data.empty()) {
-        const WsFrameResult result = c.parser.decode(data);
+        const WsFrameResult result = c.ws.parser.decode(data);
         if (result.status == WsFrameStatus::Error) {
             protocolError(c, wsFrameErrorName(result.error), now);
             return false;
@@ -418,18 +343,12 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
                 if (result.messageEnd) onMessage(c, now);
                 break;
             case WsOpcode::Ping:
-                queueControl(c, WsOpcode::Pong, result.payload);
+                c.ws.queueControl(WsOpcode::Pong, result.payload);
                 break;
             case WsOpcode::Close: {
                 // A fan-out server has no reason to close: count it, answer it if nothing is half-sent, reconnect.
                 ++stats_.errors.read;
-                const bool frameBusy = c.publisher && frameWriting_;
-                if (!frameBusy && c.controlOffset == c.controlLength) {
-                    std::uint8_t reply[kMaxControlFrameBytes];
-                    const std::size_t n =
-                        writeClientControlFrame(reply, WsOpcode::Close, result.payload.substr(0, 2), c.mask);
-                    [[maybe_unused]] const ssize_t ignored = send(c.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-                }
+                c.ws.replyToClose(c.fd, result.payload, c.publisher && frameWriting_);
                 reopen(c, now, true);
                 return false;
             }
@@ -437,7 +356,7 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
                 break;  // pongs
         }
     }
-    if (c.controlOffset < c.controlLength) flush(c, now);
+    if (c.ws.controlWaiting()) flush(c, now);
     return c.generation == generation;
 }
 
@@ -490,7 +409,7 @@ void FanoutWorker::publish(std::int64_t now) {
         outstanding_ += members_;
         for (std::size_t i = 0; i < kCounterBytes; ++i) {
             const auto digit = static_cast<std::uint8_t>(kHex[(counter >> (4 * i)) & 15]);
-            frame_[headerBytes_ + i] = static_cast<std::uint8_t>(digit ^ publisher_.mask[i & 3]);
+            frame_[headerBytes_ + i] = static_cast<std::uint8_t>(digit ^ publisher_.ws.mask[i & 3]);
         }
         frameOffset_ = 0;
         frameWriting_ = true;

@@ -32,8 +32,7 @@
 #include "RunStats.h"
 #include "Socket.h"
 #include "WorkerLoop.h"
-#include "WsFrameParser.h"
-#include "WsFrameWriter.h"
+#include "WsClientState.h"
 
 #include <cstdint>
 #include <memory>
@@ -100,15 +99,7 @@ private:
         std::uint64_t firstCounted = 0;  // subscriber: messages below this were published before it joined
         std::uint64_t received = 0;      // subscriber: payload bytes of the message being received
         std::uint8_t counter[kCounterBytes] = {};  // subscriber: the counter bytes of the message being received
-        std::uint8_t mask[4] = {};
-        std::size_t controlOffset = 0;
-        std::size_t controlLength = 0;
-        std::uint8_t control[kMaxControlFrameBytes] = {};
-        std::string handshakeOut;
-        std::size_t handshakeOffset = 0;
-        std::string handshakeIn;
-        std::string expectedAccept;
-        WsFrameParser parser;
+        WsClientState ws;                          // handshake, waiting control frame, parser, mask
     };
 
     // A message in flight: window_[counter % window].
@@ -117,8 +108,6 @@ private:
         std::uint32_t remaining = 0;  // members that have not received it yet
         std::int64_t sentNs = 0;
     };
-
-    enum class SendResult : std::uint8_t { Done, Blocked, Failed };
 
     Connection& connectionAt(std::size_t index) noexcept;  // 0: the publisher, then the subscribers
     void setState(Connection& c, State state) noexcept;
@@ -136,8 +125,6 @@ private:
     void progress(std::int64_t now);
     void admitPending();
     void publish(std::int64_t now);
-    void queueControl(Connection& c, WsOpcode op, std::string_view payload);
-    SendResult sendSome(Connection& c, const std::uint8_t* data, std::size_t length, std::size_t& offset);
     void flush(Connection& c, std::int64_t now);
     void protocolError(Connection& c, const char* what, std::int64_t now);
 

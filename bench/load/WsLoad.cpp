@@ -30,11 +30,11 @@ WsWorker::WsWorker(const WsWorkerConfig& config)
     for (Connection& c : connections_) {
         const std::uint64_t bits = random_.next();
         for (int i = 0; i < 4; ++i)
-            c.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+            c.ws.mask[i] = static_cast<std::uint8_t>(bits >> (8 * i));
         c.headerBytes = clientHeaderLength(n);
         c.frame.resize(c.headerBytes + pattern_.size());
-        writeClientHeader(c.frame.data(), op, true, n, c.mask);
-        applyMask(c.frame.data() + c.headerBytes, pattern_.data(), pattern_.size(), c.mask, 0);
+        writeClientHeader(c.frame.data(), op, true, n, c.ws.mask);
+        applyMask(c.frame.data() + c.headerBytes, pattern_.data(), pattern_.size(), c.ws.mask, 0);
     }
 }
 
@@ -86,11 +86,7 @@ void WsWorker::closeSocket(Connection& c) {
     c.frameWriting = false;
     if (c.awaiting) --outstanding_;
     c.awaiting = false;
-    c.controlOffset = 0;
-    c.controlLength = 0;
-    c.handshakeOut.clear();
-    c.handshakeIn.clear();
-    c.parser.reset();
+    c.ws.reset();
 }
 
 void WsWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
@@ -105,58 +101,17 @@ void WsWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
 }
 
 void WsWorker::startHandshake(Connection& c, std::int64_t now) {
-    std::uint8_t nonce[16];
-    const std::uint64_t a = random_.next();
-    const std::uint64_t b = random_.next();
-    for (int i = 0; i < 8; ++i) {
-        nonce[i] = static_cast<std::uint8_t>(a >> (8 * i));
-        nonce[8 + i] = static_cast<std::uint8_t>(b >> (8 * i));
-    }
-    const std::string key = makeKey(nonce);
-    c.expectedAccept = computeAccept(key);
-    c.handshakeOut = buildUpgradeRequest(config_.path, config_.authority, key, config_.extraHeaders);
-    c.handshakeOffset = 0;
-    c.handshakeIn.clear();
+    c.ws.startHandshake(random_, config_.path, config_.authority, config_.extraHeaders);
     c.state = State::Handshake;
     c.sentNs = now;
     flush(c, now);
 }
 
-WsWorker::SendResult WsWorker::sendSome(Connection& c, const std::uint8_t* data, std::size_t length,
-                                        std::size_t& offset) {
-    while (offset < length) {
-        const ssize_t n = send(c.fd, data + offset, length - offset, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            offset += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return SendResult::Blocked;
-        return SendResult::Failed;
-    }
-    return SendResult::Done;
-}
-
 void WsWorker::flush(Connection& c, std::int64_t now) {
     SendResult result = SendResult::Done;
-    if (c.state == State::Handshake) {
-        result = sendSome(c, reinterpret_cast<const std::uint8_t*>(c.handshakeOut.data()), c.handshakeOut.size(),
-                          c.handshakeOffset);
-    } else if (c.state == State::Open) {
-        for (;;) {
-            // Frames never interleave: a control frame begun is finished before the message frame resumes.
-            const bool controlStarted = c.controlOffset > 0 && c.controlOffset < c.controlLength;
-            if (!controlStarted && c.frameWriting) {
-                result = sendSome(c, c.frame.data(), c.frame.size(), c.frameOffset);
-                if (result == SendResult::Done) c.frameWriting = false;
-            } else if (c.controlOffset < c.controlLength) {
-                result = sendSome(c, c.control, c.controlLength, c.controlOffset);
-                if (result == SendResult::Done) c.controlOffset = c.controlLength = 0;
-            } else {
-                break;
-            }
-            if (result != SendResult::Done) break;
-        }
+    if (c.state == State::Handshake || c.state == State::Open) {
+        result = c.ws.flush(c.fd, c.state == State::Handshake, c.frame.data(), c.frame.size(), c.frameOffset,
+                            c.frameWriting);
     }
     if (result == SendResult::Failed) {
         ++stats_.errors.write;
@@ -170,25 +125,17 @@ void WsWorker::flush(Connection& c, std::int64_t now) {
     }
 }
 
-void WsWorker::queueControl(Connection& c, WsOpcode op, std::string_view payload) {
-    // One control frame waits at a time; a newer ping replaces an unsent pong (RFC 6455 section 5.5.3 allows
-    // answering only the latest), but a pong already begun is finished.
-    if (c.controlOffset > 0 && c.controlOffset < c.controlLength) return;
-    c.controlOffset = 0;
-    c.controlLength = writeClientControlFrame(c.control, op, payload, c.mask);
-}
-
 void WsWorker::sendMessage(Connection& c, std::int64_t now) {
     if (!running_) return;
     if (plan_.requestBudget != 0 && measuring_ && stats_.requests + outstanding_ >= plan_.requestBudget) {
-        if (c.controlOffset < c.controlLength) flush(c, now);
+        if (c.ws.controlWaiting()) flush(c, now);
         return;
     }
     static constexpr char kHex[] = "0123456789abcdef";
     ++c.counter;
     for (std::size_t i = 0; i < prefixBytes_; ++i) {
         c.prefix[i] = static_cast<std::uint8_t>(kHex[(c.counter >> (4 * i)) & 15]);
-        c.frame[c.headerBytes + i] = static_cast<std::uint8_t>(c.prefix[i] ^ c.mask[i & 3]);
+        c.frame[c.headerBytes + i] = static_cast<std::uint8_t>(c.prefix[i] ^ c.ws.mask[i & 3]);
     }
     c.frameOffset = 0;
     c.frameWriting = true;
@@ -230,56 +177,32 @@ void WsWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
 
 void WsWorker::onReadable(Connection& c) {
     const std::uint32_t generation = c.generation;
-    for (;;) {
-        const ssize_t n = read(c.fd, recvBuffer_.get(), limits::kRecvBufferBytes);
-        if (n > 0) {
-            stats_.bytesRead += static_cast<std::uint64_t>(n);
-            const std::int64_t now = monotonicNs();
-            const std::string_view data(recvBuffer_.get(), static_cast<std::size_t>(n));
-            const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
-            if (!ok || c.generation != generation) return;
-            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return;
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        // The end of the connection without a close frame, or a reset: either way the server dropped it.
+    const bool open = readAvailable(c.fd, recvBuffer_.get(), stats_, [&](std::string_view data) {
+        const std::int64_t now = monotonicNs();
+        const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
+        return ok && c.generation == generation;
+    });
+    if (!open) {
         ++stats_.errors.read;
         reopen(c, monotonicNs(), true);
-        return;
     }
 }
 
 bool WsWorker::onHandshakeData(Connection& c, std::string_view data, std::int64_t now) {
-    const std::size_t searchFrom = c.handshakeIn.size() >= 3 ? c.handshakeIn.size() - 3 : 0;
-    c.handshakeIn.append(data);
-    const std::size_t end = c.handshakeIn.find("\r\n\r\n", searchFrom);
-    if (end == std::string::npos) {
-        if (c.handshakeIn.size() > limits::kMaxHandshakeBytes) {
-            protocolError(c, "upgrade response head too large", now);
-            return false;
-        }
-        return true;
+    WsClientState::HeadRead head = c.ws.readHandshake(data);
+    if (head.status == WsClientState::HeadRead::Status::NeedMore) return true;
+    if (head.status == WsClientState::HeadRead::Status::TooLarge) {
+        protocolError(c, "upgrade response head too large", now);
+        return false;
     }
-    const std::size_t headBytes = end + 4;
-    const HandshakeResult result =
-        validateUpgradeResponse(std::string_view(c.handshakeIn).substr(0, headBytes), c.expectedAccept);
-    if (result.error != HandshakeError::None) {
-        if (result.error == HandshakeError::NotSwitching) {
-            ++stats_.non2xx;
-        } else {
-            ++stats_.errors.protocol;
-        }
-        if (firstProtocolError_ == nullptr) firstProtocolError_ = handshakeErrorName(result.error);
+    if (head.result.error != HandshakeError::None) {
+        countRefusedHandshake(head.result.error, stats_, firstProtocolError_);
         reopen(c, now, true);
         return false;
     }
     c.state = State::Open;
-    // Frames the server sent right after its response (a ping, say) are in the same buffer.
-    const std::string rest = c.handshakeIn.substr(headBytes);
-    c.handshakeIn.clear();
-    c.handshakeOut.clear();
-    return onFrameData(c, rest, now);
+    // Frames the server sent right after its response (a ping, say) came with it.
+    return onFrameData(c, head.rest, now);
 }
 
 void WsWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
@@ -303,7 +226,7 @@ void WsWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
 bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t now) {
     const WsOpcode expected = config_.text ? WsOpcode::Text : WsOpcode::Binary;
     while (!data.empty()) {
-        const WsFrameResult result = c.parser.decode(data);
+        const WsFrameResult result = c.ws.parser.decode(data);
         if (result.status == WsFrameStatus::Error) {
             protocolError(c, wsFrameErrorName(result.error), now);
             return false;
@@ -331,17 +254,12 @@ bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t no
                 }
                 break;
             case WsOpcode::Ping:
-                queueControl(c, WsOpcode::Pong, result.payload);
+                c.ws.queueControl(WsOpcode::Pong, result.payload);
                 break;
             case WsOpcode::Close: {
                 // An echo server has no reason to close: count it, answer it if nothing is half-sent, and reconnect.
                 ++stats_.errors.read;
-                if (!c.frameWriting && c.controlOffset == c.controlLength) {
-                    std::uint8_t reply[kMaxControlFrameBytes];
-                    const std::size_t n =
-                        writeClientControlFrame(reply, WsOpcode::Close, result.payload.substr(0, 2), c.mask);
-                    [[maybe_unused]] const ssize_t ignored = send(c.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-                }
+                c.ws.replyToClose(c.fd, result.payload, c.frameWriting);
                 reopen(c, now, true);
                 return false;
             }
@@ -352,7 +270,7 @@ bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t no
     const std::uint32_t generation = c.generation;
     if (!c.awaiting) {
         sendMessage(c, now);
-    } else if (c.controlOffset < c.controlLength) {
+    } else if (c.ws.controlWaiting()) {
         flush(c, now);
     }
     return c.generation == generation;

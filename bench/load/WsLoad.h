@@ -18,8 +18,7 @@
 #include "RunStats.h"
 #include "Socket.h"
 #include "WorkerLoop.h"
-#include "WsFrameParser.h"
-#include "WsFrameWriter.h"
+#include "WsClientState.h"
 
 #include <cstdint>
 #include <memory>
@@ -72,23 +71,13 @@ private:
         std::int64_t sentNs = 0;    // when the message was sent (connecting, handshaking: when that began)
         std::int64_t retryAtNs = 0;
         std::uint64_t counter = 0;
-        std::uint64_t received = 0;  // echo payload bytes received so far
-        std::uint8_t mask[4] = {};
+        std::uint64_t received = 0;               // echo payload bytes received so far
         std::uint8_t prefix[kCounterBytes] = {};  // unmasked counter bytes of the message in flight
         std::size_t headerBytes = 0;              // frame header length: the payload starts there
         std::size_t frameOffset = 0;
         std::vector<std::uint8_t> frame;  // the whole masked frame
-        std::size_t controlOffset = 0;
-        std::size_t controlLength = 0;
-        std::uint8_t control[kMaxControlFrameBytes] = {};
-        std::string handshakeOut;
-        std::size_t handshakeOffset = 0;
-        std::string handshakeIn;
-        std::string expectedAccept;
-        WsFrameParser parser;
+        WsClientState ws;                 // handshake, waiting control frame, parser, mask
     };
-
-    enum class SendResult : std::uint8_t { Done, Blocked, Failed };
 
     void open(Connection& c, std::int64_t now);
     void closeSocket(Connection& c);
@@ -99,8 +88,6 @@ private:
     bool onFrameData(Connection& c, std::string_view data, std::int64_t now);
     void verifyPiece(Connection& c, std::string_view piece) noexcept;
     void sendMessage(Connection& c, std::int64_t now);
-    void queueControl(Connection& c, WsOpcode op, std::string_view payload);
-    SendResult sendSome(Connection& c, const std::uint8_t* data, std::size_t length, std::size_t& offset);
     void flush(Connection& c, std::int64_t now);
     void protocolError(Connection& c, const char* what, std::int64_t now);
 
