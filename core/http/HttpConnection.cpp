@@ -94,7 +94,9 @@ void HttpConnection::processPending() {
 // with nothing left that would resume it.
 void HttpConnection::updateReading() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
-    bool hold = paused_ || pending_.size() >= kMaxPipelinedBytes || outputBacklogged();
+    // Only pipelined bytes (behind a pending response) are held back: an unfinished head is bounded by the
+    // parser's own limit, and holding it at exactly that many bytes would wait forever for its end.
+    bool hold = paused_ || (responsePending_ && pending_.size() >= kMaxPipelinedBytes) || outputBacklogged();
     if (hold != isReadingPaused()) [[unlikely]]
         setReading(!hold);
 }

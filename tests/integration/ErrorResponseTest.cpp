@@ -73,6 +73,19 @@ TEST_P(ErrorResponses, EachMalformedRequestGetsItsStatusAndAClosedConnection) {
     }
 }
 
+TEST_P(ErrorResponses, AHeadThatStopsAtExactlyTheLimitIsStillReadTo431) {
+    serve([](App& app) { app.any("/*", [](HttpResponse* res, HttpRequest*) { res->end("handled"); }); });
+    std::string head = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ";
+    head.append(limits::kMaxHeaderSectionBytes - head.size(), 'h');
+    TestClient client(port());
+    client.send(head);  // exactly the limit, and not finished: the server must keep reading
+    EXPECT_TRUE(client.staysQuiet(std::chrono::milliseconds(50)));
+    client.send("\r\n\r\n");
+    auto response = client.readResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 431);
+}
+
 TEST_P(ErrorResponses, TooManyHeadersGets431) {
     serve([](App& app) { app.any("/*", [](HttpResponse* res, HttpRequest*) { res->end("handled"); }); });
     std::string request = "GET / HTTP/1.1\r\nHost: x\r\n";
