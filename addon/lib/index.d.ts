@@ -80,15 +80,27 @@ export interface WebSocketBehavior<UserData> {
     subscription?: (ws: WebSocket<UserData>, topic: ArrayBuffer, newCount: number, oldCount: number) => void;
 }
 
-/** Options of App(). The TLS options of uWebSockets.js are accepted and ignored by a plain App. */
+/**
+ * Options of SSLApp() and addServerName(): PEM files as in uWebSockets.js, or PEM in memory (key, cert, ca).
+ * A plain App accepts and ignores them. Material that does not load makes SSLApp() throw an Error naming the
+ * option.
+ */
 export interface AppOptions {
     key_file_name?: RecognizedString;
     cert_file_name?: RecognizedString;
+    /** CA certificates: clients are asked for a certificate, and one that does not verify is refused. */
     ca_file_name?: RecognizedString;
     passphrase?: RecognizedString;
     dh_params_file_name?: RecognizedString;
     ssl_ciphers?: RecognizedString;
+    /** Frees each connection's TLS buffers while it is idle (SSL_MODE_RELEASE_BUFFERS). */
     ssl_prefer_low_memory_usage?: boolean;
+    /** The private key, PEM, in memory (beyond uWebSockets.js). */
+    key?: RecognizedString;
+    /** The certificate chain, PEM, in memory. */
+    cert?: RecognizedString;
+    /** CA certificates, PEM, in memory. */
+    ca?: RecognizedString;
 }
 
 /** Options bits of app.listen. */
@@ -158,6 +170,8 @@ export interface HttpResponse {
     getRemoteAddressAsText(): ArrayBuffer;
     /** The peer's port. */
     getRemotePort(): number;
+    /** The certificate the client sent, PEM (new crypto.X509Certificate(pem)); undefined without one. */
+    getX509Certificate(): string | undefined;
     /** The address a PROXY protocol header announced: loopwire reads none, so empty. */
     getProxiedRemoteAddress(): ArrayBuffer;
     /** The PROXY-announced address as text: empty. */
@@ -225,18 +239,46 @@ export interface TemplatedApp {
     numSubscribers(topic: RecognizedString): number;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
-    /** Server names (SNI), as in uWebSockets.js. A plain App has no TLS: these are accepted and change nothing. */
+    /**
+     * Server names (SNI) of an SSLApp: a host name, or "*." and a domain (one label deep), with its own key and
+     * certificate. missingServerName's callback runs during a handshake for a name nothing covers and may add it
+     * for that handshake. A plain App accepts these and changes nothing.
+     */
     addServerName(hostnamePattern: RecognizedString, options?: AppOptions): TemplatedApp;
     removeServerName(hostnamePattern: RecognizedString): TemplatedApp;
     missingServerName(cb: (hostname: string) => void): TemplatedApp;
     domain(serverName: RecognizedString): TemplatedApp;
+    /**
+     * This App's descriptor, for addChildAppDescriptor on an App of another thread (send it with postMessage).
+     * From then on the App serves the connections acceptors hand it, and keeps its thread alive until close().
+     */
+    getDescriptor(): AppDescriptor;
+    /**
+     * Deals the connections this App's listeners accept to its children in turn: each is served by the child's
+     * App, on the child's thread. A number getDescriptor() never returned throws a RangeError; a child that has
+     * ended is skipped.
+     */
+    addChildAppDescriptor(descriptor: AppDescriptor): TemplatedApp;
+    /** Stops dealing connections to that child. */
+    removeChildAppDescriptor(descriptor: AppDescriptor): TemplatedApp;
+    /**
+     * Serves fd, a connected stream socket accepted elsewhere, as if this App had accepted it; the App owns fd
+     * from then on. ip is accepted for compatibility: the peer's address is read from the socket.
+     */
+    adoptSocket(fd: number, ip?: RecognizedString): TemplatedApp;
 }
+
+/**
+ * What app.getDescriptor() returns: a number naming an App of this process, which crosses threads by
+ * postMessage.
+ */
+export type AppDescriptor = number;
 
 /** Creates an App. */
 export function App(options?: AppOptions): TemplatedApp;
 
-/** TLS is not available in this version: throws. */
-export function SSLApp(options: AppOptions): never;
+/** Creates an App that speaks HTTPS and WSS (TLS 1.2 and 1.3, with Node's own OpenSSL). */
+export function SSLApp(options: AppOptions): TemplatedApp;
 
 /** Stops listening on a listen socket; connections already accepted stay open. */
 export function us_listen_socket_close(listenSocket: us_listen_socket): void;

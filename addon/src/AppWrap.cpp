@@ -7,6 +7,7 @@
 #include "NumberArgument.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
+#include "TlsOptionsArgument.h"
 #include "V8Compat.h"
 #include "WebSocketEvents.h"
 
@@ -59,10 +60,16 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("removeServerName", &removeServerName)
         .method("missingServerName", &missingServerName)
         .method("domain", &domain)
+        .method("getDescriptor", &getDescriptor)
+        .method("addChildAppDescriptor", &addChildAppDescriptor)
+        .method("removeChildAppDescriptor", &removeChildAppDescriptor)
+        .method("adoptSocket", &adoptSocket)
         .build();
 }
 
-AppWrap::AppWrap(AddonState& state) : state_(state), app_(state.loop(), ServerOptions{}) {
+AppWrap::AppWrap(AddonState& state, const SocketContextOptions* tls)
+    : state_(state),
+      app_(tls != nullptr ? App(state.loop(), *tls, ServerOptions{}) : App(state.loop(), ServerOptions{})) {
     app_.setBatchRunner(&state_);
 }
 
@@ -88,10 +95,25 @@ void AppWrap::create(const Args& args) {
     args.GetReturnValue().Set(object);
 }
 
-// Takes (options); throws: this version of loopwire has no TLS.
+// Takes (options: AppOptions); returns a new App that speaks TLS. Material that does not load is an Error naming
+// the option, here and not at the first connection.
 void AppWrap::createSsl(const Args& args) {
-    throwError(args.GetIsolate(),
-               "SSLApp: TLS is not available in this version of loopwire; use App behind a TLS-terminating proxy");
+    AddonState& state = AddonState::from(args);
+    v8::Isolate* isolate = args.GetIsolate();
+    if (!args[0]->IsObject()) return throwTypeError(isolate, "SSLApp: options must be an object");
+    TlsOptionsArgument tls;
+    if (!tls.read(isolate, args[0], "SSLApp")) return;
+    auto created = std::make_unique<AppWrap>(state, &tls.options());
+    if (created->app_.constructorFailed()) {
+        std::string message = "SSLApp: " + created->app_.constructionError();
+        return throwError(isolate, message.c_str());
+    }
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Object> object;
+    if (!state.appTemplate()->NewInstance(context).ToLocal(&object)) return;
+    AppWrap& app = state.adopt(std::move(created));
+    compat::setPointer(object, kApp, &app);
+    args.GetReturnValue().Set(object);
 }
 
 void AppWrap::dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request) {
@@ -402,15 +424,25 @@ void AppWrap::numSubscribers(const Args& args) {
 // because a plain connection carries no server name (hyper-express calls missingServerName unconditionally).
 // Every route therefore serves every request, whatever domain() said.
 
-// Takes (hostnamePattern: RecognizedString, options?: AppOptions); returns this.
+// Takes (hostnamePattern: RecognizedString, options?: AppOptions); returns this. On an SSLApp, material that
+// does not load is an Error naming the option; a plain App ignores the call.
 void AppWrap::addServerName(const Args& args) {
     v8::Isolate* isolate = args.GetIsolate();
-    BytesArgument hostname;
-    if (!hostname.read(isolate, args[0])) {
+    BytesArgument hostnameBytes;
+    if (!hostnameBytes.read(isolate, args[0])) {
         return throwTypeError(isolate, "app.addServerName: hostnamePattern must be a string");
     }
-    if (!args[1]->IsUndefined() && !args[1]->IsNull() && !args[1]->IsObject()) {
-        return throwTypeError(isolate, "app.addServerName: options must be an object");
+    // Copied: reading the options may run getters, which may change a buffer given as the pattern.
+    std::string hostname(hostnameBytes.view());
+    TlsOptionsArgument tls;
+    if (!tls.read(isolate, args[1], "app.addServerName")) return;
+    AppWrap& self = unwrap(args);
+    if (self.app_.isSsl()) {
+        std::string error;
+        if (!self.app_.tryAddServerName(hostname, tls.options(), error)) {
+            std::string message = "app.addServerName: " + error;
+            return throwError(isolate, message.c_str());
+        }
     }
     args.GetReturnValue().Set(args.This());
 }
@@ -422,15 +454,34 @@ void AppWrap::removeServerName(const Args& args) {
     if (!hostname.read(isolate, args[0])) {
         return throwTypeError(isolate, "app.removeServerName: hostnamePattern must be a string");
     }
+    unwrap(args).app_.removeServerName(hostname.view());
     args.GetReturnValue().Set(args.This());
 }
 
-// Takes (cb: (hostname: string) => void); returns this. On a plain App cb is never called.
+// Takes (cb: (hostname: string) => void); returns this. cb runs during a handshake that asks for a server name
+// no pattern covers, and may call addServerName for it, which then serves that handshake. On a plain App cb is
+// never called.
 void AppWrap::missingServerName(const Args& args) {
-    if (!args[0]->IsFunction()) {
-        return throwTypeError(args.GetIsolate(), "app.missingServerName: cb must be a function");
-    }
+    v8::Isolate* isolate = args.GetIsolate();
+    if (!args[0]->IsFunction()) return throwTypeError(isolate, "app.missingServerName: cb must be a function");
+    AppWrap& self = unwrap(args);
+    self.onMissingServerName_ = Handle<v8::Function>(isolate, args[0].As<v8::Function>());
+    self.app_.missingServerName([&self](std::string_view hostname) { self.askForServerName(hostname); });
     args.GetReturnValue().Set(args.This());
+}
+
+void AppWrap::askForServerName(std::string_view hostname) {
+    if (!state_.canCallJavaScript() || onMissingServerName_.empty()) return;
+    v8::Isolate* isolate = state_.isolate();
+    v8::HandleScope handles(isolate);
+    v8::Local<v8::String> name;
+    if (!v8::String::NewFromUtf8(isolate, hostname.data(), v8::NewStringType::kNormal,
+                                 static_cast<int>(hostname.size()))
+             .ToLocal(&name)) {
+        return;
+    }
+    v8::Local<v8::Value> argv[] = {name};
+    state_.callFromLoop(onMissingServerName_.get(isolate), 1, argv);
 }
 
 // Takes (serverName: RecognizedString); returns this. Routes added afterwards belong to that server name on an

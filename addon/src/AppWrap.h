@@ -14,6 +14,10 @@
 // Server names: addServerName, removeServerName, missingServerName and domain exist on every App, as in
 // uWebSockets.js; on a plain App they are accepted and have no effect.
 //
+// Threads: getDescriptor, addChildAppDescriptor, removeChildAppDescriptor and adoptSocket (AppDescriptors.cpp)
+// let an App on one thread hand the sockets it accepts to Apps on worker threads; descriptors are numbers checked
+// against a registry the process shares, so a wrong one throws instead of crashing.
+//
 // Per request (dispatch): one res and one req object, one call into JavaScript inside the batch's callback scope
 // (AddonState::callFromLoop), no global handle and no native allocation.
 #pragma once
@@ -44,11 +48,12 @@ public:
     // The class uWS.App, with its methods; once per environment.
     static v8::Local<v8::FunctionTemplate> createClass(v8::Isolate* isolate, v8::Local<v8::External> data);
 
-    // Module functions: App(options?) and SSLApp(options) (which throws: no TLS yet).
+    // Module functions: App(options?) and SSLApp(options).
     static void create(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void createSsl(const v8::FunctionCallbackInfo<v8::Value>& args);
 
-    explicit AppWrap(AddonState& state);
+    // An App, or with tls an SSLApp (whose constructionError() the caller checks).
+    explicit AppWrap(AddonState& state, const SocketContextOptions* tls = nullptr);
     ~AppWrap();
     AppWrap(const AppWrap&) = delete;
     AppWrap& operator=(const AppWrap&) = delete;
@@ -86,10 +91,18 @@ private:
     static void removeServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void missingServerName(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void domain(const v8::FunctionCallbackInfo<v8::Value>& args);
+    // Several threads (AppDescriptors.cpp): getDescriptor, addChildAppDescriptor, removeChildAppDescriptor and
+    // adoptSocket, as uWebSockets.js v20 names them.
+    static void getDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void addChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void removeChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void adoptSocket(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     static AppWrap& unwrap(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Calls the listen callback (args[callbackIndex]) with a token for socket, or false when it is null.
     void answerListen(const v8::FunctionCallbackInfo<v8::Value>& args, int callbackIndex, ListenSocket* socket);
+    // Calls the missingServerName callback (during a handshake).
+    void askForServerName(std::string_view hostname);
     // Prints, once per App, that a route pattern not starting with '/' was accepted but can never match.
     void warnUnmatchablePattern(const std::string& method, std::string_view pattern);
 
@@ -99,6 +112,8 @@ private:
     std::deque<DeclarativeProgram> programs_;  // stable addresses: declarative routes point to them
     std::uint32_t dispatchDepth_ = 0;          // route handlers running right now
     bool warnedUnmatchablePattern_ = false;
+    Handle<v8::Function> onMissingServerName_;
+    std::uint64_t descriptor_ = 0;  // the number getDescriptor() returned, once it has been called
 };
 
 // The route handler the core stores for a JavaScript function: the App and one global handle to the function.

@@ -75,6 +75,7 @@ v8::Local<v8::FunctionTemplate> ResponseWrap::createClass(v8::Isolate* isolate, 
         .method("getRemoteAddress", &getRemoteAddress)
         .method("getRemoteAddressAsText", &getRemoteAddressAsText)
         .method("getRemotePort", &getRemotePort)
+        .method("getX509Certificate", &getX509Certificate)
         .method("getProxiedRemoteAddress", &getProxiedRemoteAddress)
         .method("getProxiedRemoteAddressAsText", &getProxiedRemoteAddressAsText)
         .method("getProxiedRemotePort", &getProxiedRemotePort)
@@ -389,6 +390,20 @@ void ResponseWrap::getRemotePort(const Args& args) {
     HttpResponse* response = unwrap(args, "res.getRemotePort");
     if (response == nullptr) return;
     args.GetReturnValue().Set(static_cast<std::uint32_t>(response->getRemotePort()));
+}
+
+// Takes nothing; returns the certificate the client presented, as PEM text (new crypto.X509Certificate(pem)
+// parses it), or undefined when it sent none or the App is not an SSLApp.
+void ResponseWrap::getX509Certificate(const Args& args) {
+    HttpResponse* response = unwrap(args, "res.getX509Certificate");
+    if (response == nullptr) return;
+    std::string pem = response->getX509Certificate();
+    if (pem.empty()) return;
+    v8::Local<v8::String> text;
+    if (v8::String::NewFromUtf8(args.GetIsolate(), pem.data(), v8::NewStringType::kNormal, static_cast<int>(pem.size()))
+            .ToLocal(&text)) {
+        args.GetReturnValue().Set(text);
+    }
 }
 
 // Takes nothing; returns the address a PROXY protocol v2 header announced: loopwire reads no PROXY header (as

@@ -74,6 +74,7 @@ private:
     static void getRemoteAddress(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getRemoteAddressAsText(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getRemotePort(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getX509Certificate(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getProxiedRemoteAddress(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getProxiedRemoteAddressAsText(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getProxiedRemotePort(const v8::FunctionCallbackInfo<v8::Value>& args);

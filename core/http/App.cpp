@@ -3,6 +3,7 @@
 #include "HttpServer.h"
 #include "loop/Loop.h"
 #include "net/ListenSocket.h"
+#include "net/TlsContext.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,51 @@ App::App(void* uvLoop, const ServerOptions& options) : loop_(Loop::createOnUvLoo
         std::abort();
     }
     server_ = std::make_unique<HttpServer>(*loop_, options);
+}
+
+App::App(const SocketContextOptions& tls, const ServerOptions& options) : App(options) { useTls(tls); }
+
+App::App(void* uvLoop, const SocketContextOptions& tls, const ServerOptions& options) : App(uvLoop, options) {
+    useTls(tls);
+}
+
+void App::useTls(const SocketContextOptions& tls) {
+    std::string error;
+    std::unique_ptr<TlsContext> context = TlsContext::create(tls, server_->options().tlsHandshakeTimeoutMs, error);
+    if (!context) {
+        // A failed SSLApp must not serve plain HTTP in its place: it keeps refusing connections.
+        constructionError_ = error.empty() ? std::string("TLS: unknown error") : std::move(error);
+        server_->refuseConnections();
+        return;
+    }
+    server_->setTlsContext(std::move(context));
+}
+
+bool App::isSsl() const noexcept { return server_->tlsContext() != nullptr || constructorFailed(); }
+
+bool App::tryAddServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error) {
+    TlsContext* tls = server_->tlsContext();
+    if (tls == nullptr) {
+        error = "addServerName: this App does not speak TLS (use SSLApp)";
+        return false;
+    }
+    return tls->addServerName(pattern, options, error);
+}
+
+App& App::addServerName(std::string_view pattern, const SocketContextOptions& options) {
+    std::string error;
+    if (!tryAddServerName(pattern, options, error)) std::fprintf(stderr, "loopwire: %s\n", error.c_str());
+    return *this;
+}
+
+App& App::removeServerName(std::string_view pattern) {
+    if (TlsContext* tls = server_->tlsContext()) tls->removeServerName(pattern);
+    return *this;
+}
+
+App& App::missingServerName(MissingServerNameHandler handler) {
+    if (TlsContext* tls = server_->tlsContext()) tls->setMissingServerNameHandler(std::move(handler));
+    return *this;
 }
 
 App::~App() {

@@ -52,7 +52,7 @@ std::string_view formatHex(std::uint64_t value, char (&out)[20]) noexcept {
 }  // namespace
 
 HttpConnection::HttpConnection(HttpServer& server, int fd, const SocketAddress& remote) noexcept
-    : Socket(server.loop(), server.connections(), fd, remote), server_(server) {
+    : Socket(server.loop(), server.connections(), fd, remote, server.tlsContext()), server_(server) {
     armDeadline();
 }
 
@@ -513,7 +513,9 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
     writeOffset_ += taken;
     if (taken > 0) writeDeadlineMs_ = 0;  // progress: the write timeout starts again
-    bool ok = taken == data.size();
+    // Over TLS the socket takes every byte (their records wait as backpressure when the kernel refuses some), so
+    // backpressure is told by what waits, not by what was taken.
+    bool ok = taken == data.size() && bufferedBytes() == 0;
     if (writeOffset_ >= totalSize) {
         finishResponse(closeConnection);
         return {ok, true};

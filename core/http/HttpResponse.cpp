@@ -3,6 +3,7 @@
 
 #include "HttpConnection.h"
 #include "HttpSyntax.h"
+#include "net/TlsSession.h"
 
 #include <string_view>
 
@@ -115,6 +116,16 @@ std::string_view HttpResponse::getRemoteAddressAsText() const noexcept {
 }
 
 std::uint16_t HttpResponse::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }
+
+std::string HttpResponse::getX509Certificate() const {
+    const TlsSession* tls = connectionOf(this).tlsSession();
+    return tls != nullptr ? tls->peerCertificatePem() : std::string();
+}
+
+std::string_view HttpResponse::getServerName() const noexcept {
+    const TlsSession* tls = connectionOf(this).tlsSession();
+    return tls != nullptr ? tls->serverName() : std::string_view();
+}
 
 SharedBlock* HttpResponse::blockHolding(std::string_view chunk) const noexcept {
     SharedBlock& received = const_cast<HttpConnection&>(connectionOf(this)).loop().receiveBlock();

@@ -4,6 +4,7 @@
 #include "HttpParser.h"
 #include "base/Check.h"
 
+#include <cerrno>
 #include <cstdio>
 
 namespace loopwire {
@@ -36,16 +37,24 @@ bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) 
 }
 
 ListenSocket* HttpServer::listen(const ListenOptions& options, int& error) {
+    if (refusingConnections_) {
+        error = EINVAL;
+        return nullptr;
+    }
     auto socket = ListenSocket::listenTcp(
-        loop_, options, [this](int fd, const SocketAddress& remote) { accept(fd, remote); }, error);
+        loop_, options, [this](int fd, const SocketAddress& remote) { acceptFromListener(fd, remote); }, error);
     if (!socket) return nullptr;
     listeners_.push_back(std::move(socket));
     return listeners_.back().get();
 }
 
 ListenSocket* HttpServer::listenUnix(std::string_view path, int& error) {
+    if (refusingConnections_) {
+        error = EINVAL;
+        return nullptr;
+    }
     auto socket = ListenSocket::listenUnix(
-        loop_, path, [this](int fd, const SocketAddress& remote) { accept(fd, remote); }, error);
+        loop_, path, [this](int fd, const SocketAddress& remote) { acceptFromListener(fd, remote); }, error);
     if (!socket) return nullptr;
     listeners_.push_back(std::move(socket));
     return listeners_.back().get();
@@ -56,6 +65,12 @@ void HttpServer::accept(int fd, const SocketAddress& remote) {
     new HttpConnection(*this, fd, remote);
 }
 
+void HttpServer::acceptFromListener(int fd, const SocketAddress& remote) {
+    if (!threads_.handOff(fd, remote)) accept(fd, remote);
+}
+
+void HttpServer::adopt(int fd, const SocketAddress& remote) { accept(fd, remote); }
+
 void HttpServer::closeListenSockets() noexcept {
     for (auto& socket : listeners_)
         socket->close();
@@ -63,6 +78,7 @@ void HttpServer::closeListenSockets() noexcept {
 
 void HttpServer::close() noexcept {
     closeListenSockets();
+    threads_.closeInbox();
     connections_.closeAll();
     if (extension_) extension_->close();
 }

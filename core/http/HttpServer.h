@@ -5,8 +5,10 @@
 #pragma once
 
 #include "Router.h"
+#include "ServerThreads.h"
 #include "net/ListenSocket.h"
 #include "net/Socket.h"
+#include "net/TlsContext.h"
 
 #include <loopwire/App.h>
 
@@ -73,9 +75,22 @@ public:
     void endProcessing() noexcept;
     void resumeAfterProcessing(HttpConnection& connection) noexcept;
 
+    // The TLS material of an SSLApp: every connection accepted from then on speaks TLS. Null for plain HTTP.
+    TlsContext* tlsContext() const noexcept { return tls_.get(); }
+    void setTlsContext(std::unique_ptr<TlsContext> tls) noexcept { tls_ = std::move(tls); }
+    // For an SSLApp whose material did not load: listen() fails (EINVAL) from then on, so that it never serves
+    // plain HTTP in place of HTTPS.
+    void refuseConnections() noexcept { refusingConnections_ = true; }
+
     // The extension, created by its layer on first use (null until then).
     ServerExtension* extension() const noexcept { return extension_.get(); }
     void setExtension(std::unique_ptr<ServerExtension> extension) noexcept { extension_ = std::move(extension); }
+
+    // Threads (ServerThreads): this server's inbox, for acceptors on other threads, and its own children.
+    ServerThreads& threads() noexcept { return threads_; }
+    // Serves fd, a connected non-blocking socket accepted elsewhere (by another thread's acceptor, or by the
+    // embedder), exactly as one accepted by this server's listeners; takes ownership of fd.
+    void adopt(int fd, const SocketAddress& remote);
 
     // Counts handlers that returned without responding and without onAborted; warns on the first.
     void reportUnansweredRequest() noexcept;
@@ -83,6 +98,8 @@ public:
 
 private:
     void accept(int fd, const SocketAddress& remote);
+    // A listener accepted fd: a child on another thread gets it (ServerThreads::handOff), else this server.
+    void acceptFromListener(int fd, const SocketAddress& remote);
 
     Loop& loop_;
     ServerOptions options_;
@@ -91,6 +108,7 @@ private:
     // A deque, so that the address of a handler stays put while routes are added.
     std::deque<App::Handler> handlers_;
     std::vector<std::unique_ptr<ListenSocket>> listeners_;
+    ServerThreads threads_{*this};
     std::unique_ptr<char[]> queryScratch_;
     std::size_t unansweredRequests_ = 0;
     std::uint32_t dispatchDepth_ = 0;
@@ -100,6 +118,9 @@ private:
     std::unique_ptr<RequestHead> head_;
     bool hasHeadRoutes_ = false;
     bool hasWebSocketRoutes_ = false;
+    // Outlives the connections (closed in the destructor's close()), whose sessions use it.
+    std::unique_ptr<TlsContext> tls_;
+    bool refusingConnections_ = false;
     // Declared last: destroyed first, while the loop and the routes still exist.
     std::unique_ptr<ServerExtension> extension_;
 };

@@ -1,5 +1,7 @@
 #include "Socket.h"
 
+#include "TlsContext.h"
+#include "TlsSession.h"
 #include "base/Check.h"
 
 #include <cerrno>
@@ -16,12 +18,25 @@ namespace {
 // A backpressure buffer that grew past this is freed once drained; smaller ones are kept for reuse.
 constexpr std::size_t kMaxRetainedBackpressureBytes = 64 * 1024;
 
+// A TLS socket reads its ciphertext into the upper half of the loop's receive buffer and has it decrypted into
+// the lower half, where onData() finds the plaintext as it finds plain TCP data (followed by writable padding:
+// the ciphertext after it has been consumed). A read leaves room for one record kept from the previous read,
+// whose plaintext comes out with this read's.
+constexpr std::size_t kTlsPlaintextBytes = Loop::kReceiveBufferBytes / 2;
+constexpr std::size_t kTlsCiphertextBytes = Loop::kReceiveBufferBytes / 2 - TlsSession::kMaxRecordBytes;
+static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one TLS record");
+
 }  // namespace
 
-Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote) noexcept
+Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls) noexcept
     : loop_(loop), group_(&group), remoteAddress_(remote) {
     loop_.watch(*this, fd, io::kReadable);
     group_->add(*this);
+    if (tls != nullptr) {
+        tls_ = TlsSession::create(*tls, loop_.timeoutClockMs() + tls->handshakeTimeoutMs());
+        // Without a session the connection cannot go on; the next readiness callback closes it.
+        if (tls_ == nullptr) markBroken();
+    }
 }
 
 Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
@@ -29,11 +44,13 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
       group_(&group),
       backpressure_(std::move(predecessor.backpressure_)),
       remoteAddress_(predecessor.remoteAddress_),
+      tls_(predecessor.tls_),
       broken_(predecessor.broken_),
       receivedEnd_(predecessor.receivedEnd_),
       readingPaused_(predecessor.readingPaused_),
       wantWritable_(predecessor.wantWritable_) {
     LW_CHECK(!predecessor.closed_ && !predecessor.shutdownPending_ && !predecessor.shutdownSent_);
+    predecessor.tls_ = nullptr;
     loop_.transferWatch(predecessor, *this);
     if (loop_.corkOwner() == &predecessor) loop_.setCorkOwner(this);
     predecessor.closed_ = true;
@@ -42,13 +59,16 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
     group_->add(*this);
 }
 
-Socket::~Socket() { LW_CHECK(closed_); }
+Socket::~Socket() {
+    LW_CHECK(closed_);
+    delete tls_;
+}
 
 bool Socket::writeSlowly(std::string_view data) {
     if (closed_ || broken_) return false;
     if (data.empty()) return backpressure_.empty();
     if (!backpressure_.empty()) {
-        backpressure_.append(data);
+        appendBackpressure(data);
         return false;
     }
     std::string_view corked;
@@ -117,7 +137,7 @@ void Socket::uncork() noexcept {
     loop_.corkedBytes() = 0;
     if (corked.empty() || closed_ || broken_) return;
     if (!backpressure_.empty()) {
-        backpressure_.append(corked);
+        appendBackpressure(corked);
         return;
     }
     long sent = sendTwo(corked, {});
@@ -129,7 +149,7 @@ void Socket::uncork() noexcept {
     if (shutdownPending_ && backpressure_.empty()) shutdownWrite();
 }
 
-long Socket::sendTwo(std::string_view head, std::string_view tail) noexcept {
+long Socket::sendRaw(std::string_view head, std::string_view tail) noexcept {
     for (;;) {
         loop_.countSendCall();
         ssize_t sent;
@@ -149,6 +169,61 @@ long Socket::sendTwo(std::string_view head, std::string_view tail) noexcept {
         markBroken();
         return -1;
     }
+}
+
+long Socket::sendEncrypted(std::string_view head, std::string_view tail) noexcept {
+    if (broken_) return -1;
+    if (!tls_->encrypt(head) || !tls_->encrypt(tail)) {
+        tls_->context().output().clear();
+        markBroken();
+        return -1;
+    }
+    if (!flushTlsOutput()) return -1;
+    return static_cast<long>(head.size() + tail.size());
+}
+
+void Socket::appendBackpressure(std::string_view bytes) {
+    if (tls_ == nullptr) {
+        backpressure_.append(bytes);
+        return;
+    }
+    ByteBuffer& records = tls_->context().output();
+    if (!tls_->encrypt(bytes)) {
+        records.clear();
+        markBroken();
+        return;
+    }
+    backpressure_.append(records.view());
+    records.clear();
+}
+
+bool Socket::flushTlsOutput() noexcept {
+    ByteBuffer& records = tls_->context().output();
+    if (records.empty()) return !broken_;
+    bool sentAll = true;
+    if (broken_ || closed_) {
+        sentAll = false;
+    } else if (!backpressure_.empty()) {
+        backpressure_.append(records.view());
+    } else {
+        long sent = sendRaw(records.view(), {});
+        if (sent < 0) {
+            sentAll = false;
+        } else if (static_cast<std::size_t>(sent) < records.size()) {
+            backpressure_.append(records.view().substr(static_cast<std::size_t>(sent)));
+            updateWatch();
+        }
+    }
+    records.clear();
+    // The buffer is shared by every session of the context: one large response must not pin its size.
+    if (records.capacity() > kMaxRetainedBackpressureBytes) records.release();
+    return sentAll;
+}
+
+bool Socket::sendCloseNotify() noexcept {
+    if (tls_ == nullptr || !tls_->closeNotify()) return true;
+    flushTlsOutput();
+    return backpressure_.empty();
 }
 
 // A failed send must not close the socket from inside the write (the caller may be a handler holding the
@@ -193,6 +268,11 @@ void Socket::shutdownWrite() noexcept {
         shutdownPending_ = true;
         return;
     }
+    if (!sendCloseNotify() && !broken_) {
+        // The FIN goes once close_notify has gone too.
+        shutdownPending_ = true;
+        return;
+    }
     shutdownPending_ = false;
     shutdownSent_ = true;
     ::shutdown(fd(), SHUT_WR);
@@ -208,12 +288,16 @@ void Socket::close() noexcept {
         loop_.corkedBytes() = 0;
         if (!broken_ && backpressure_.empty() && !corked.empty()) sendTwo(corked, {});
     }
+    // Best effort: a peer that cannot take it now will see the connection end anyway.
+    if (tls_ != nullptr && !broken_ && backpressure_.empty()) sendCloseNotify();
     closed_ = true;
     int descriptor = fd();
     loop_.unwatch(*this);
     ::close(descriptor);
     group_->remove(*this);
     backpressure_.release();
+    delete tls_;
+    tls_ = nullptr;
     onClose();
     loop_.deferDelete(this);
 }
@@ -243,6 +327,10 @@ void Socket::onIo(std::uint32_t events) {
 }
 
 void Socket::readOnce() {
+    if (tls_ != nullptr) {
+        readEncrypted();
+        return;
+    }
     char* buffer = loop_.receiveBuffer();
     ssize_t received;
     do {
@@ -253,21 +341,56 @@ void Socket::readOnce() {
         return;
     }
     if (received == 0) {
-        receivedEnd_ = true;
-        updateWatch();
-        if (shutdownSent_) {
-            close();
-        } else {
-            onEnd();
-        }
+        endOfStream();
         return;
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK) return;
     close();
 }
 
+void Socket::readEncrypted() {
+    char* plaintext = loop_.receiveBuffer();
+    char* ciphertext = plaintext + kTlsPlaintextBytes;
+    ssize_t received;
+    do {
+        received = ::recv(fd(), ciphertext, kTlsCiphertextBytes, 0);
+    } while (received < 0 && errno == EINTR);
+    if (received == 0) {
+        endOfStream();
+        return;
+    }
+    if (received < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK) close();
+        return;
+    }
+    std::size_t plaintextLength = 0;
+    TlsSession::ReadResult result =
+        tls_->decrypt(ciphertext, static_cast<std::size_t>(received), plaintext, kTlsPlaintextBytes, plaintextLength);
+    // Handshake messages, session tickets and alerts the session wrote while reading.
+    flushTlsOutput();
+    if (result == TlsSession::ReadResult::Failed) {
+        close();
+        return;
+    }
+    if (plaintextLength > 0) {
+        onData(plaintext, plaintextLength);
+        if (closed_) return;
+    }
+    if (result == TlsSession::ReadResult::PeerClosed) endOfStream();
+}
+
+void Socket::endOfStream() {
+    receivedEnd_ = true;
+    updateWatch();
+    if (shutdownSent_) {
+        close();
+    } else {
+        onEnd();
+    }
+}
+
 bool Socket::drainBackpressure() {
-    long sent = sendTwo(backpressure_.view(), {});
+    long sent = sendRaw(backpressure_.view(), {});
     if (sent < 0) {
         close();
         return true;
@@ -349,6 +472,13 @@ void SocketGroup::closeAll() noexcept {
 void SocketGroup::onSweep(std::uint64_t timeoutClockMs) {
     for (Socket* socket = head_; socket != nullptr; socket = nextToVisit_) {
         nextToVisit_ = socket->nextInGroup_;
+        if (socket->tls_ != nullptr) {
+            std::uint64_t handshakeDeadline = socket->tls_->handshakeDeadlineMs();
+            if (handshakeDeadline != 0 && handshakeDeadline <= timeoutClockMs) {
+                socket->close();
+                continue;
+            }
+        }
         if (socket->deadlineMs_ != 0 && socket->deadlineMs_ <= timeoutClockMs) {
             socket->deadlineMs_ = 0;
             socket->onTimeout();

@@ -18,8 +18,13 @@
 //   Because the sweep may run before the loop has polled the sockets (after the loop was blocked, timers come
 //   first), onTimeout() implementations call serviceWaitingIo() first: input that waits unread, or room the
 //   peer made for buffered output, is progress and not a timeout.
-// Allocation: the object itself at accept; the backpressure buffer only when the kernel refuses bytes, and it
-//   keeps its capacity afterwards.
+// TLS: a socket made with a TlsContext speaks TLS (see TlsSession) below all of the above, which the layers
+//   above do not see: onData() gets plaintext (in the receive buffer too), write() takes plaintext, and a
+//   corked batch leaves as one TLS record (the cork buffer holds one record's worth) in one syscall. The
+//   handshake runs as its bytes arrive; a peer that has not finished it within the context's handshake timeout
+//   is closed. shutdownWrite() and close() send close_notify first; the peer's close_notify is an end of stream.
+// Allocation: the object itself at accept (and its TLS session); the backpressure buffer only when the kernel
+//   refuses bytes, and it keeps its capacity afterwards.
 #pragma once
 
 #include "SocketAddress.h"
@@ -34,6 +39,8 @@
 namespace loopwire {
 
 class SocketGroup;
+class TlsContext;
+class TlsSession;
 
 class Socket : public IoWatcher, public DeferredDeletable {
 public:
@@ -58,7 +65,8 @@ public:
         return writeSlowly(data);
     }
     // Writes what can go now (into the cork buffer, or to the kernel) and buffers nothing; returns the bytes
-    // taken. Takes nothing while backpressure is pending.
+    // taken. Takes nothing while backpressure is pending. A TLS socket takes all of data, encrypted, and the
+    // records the kernel refuses become backpressure: check bufferedBytes() afterwards.
     std::size_t tryWrite(std::string_view data);
     std::size_t bufferedBytes() const noexcept { return backpressure_.size(); }
     // Asks for onWritable() at the next writable event even though nothing is buffered (after a partial
@@ -88,17 +96,21 @@ public:
     bool isClosed() const noexcept { return closed_; }
     bool hasReceivedEnd() const noexcept { return receivedEnd_; }
 
+    // The TLS session of a socket that speaks TLS (null for plain TCP).
+    TlsSession* tlsSession() const noexcept { return tls_; }
+
     // Absolute time in Loop::timeoutClockMs() terms, 0 for none.
     void setDeadline(std::uint64_t atMs) noexcept { deadlineMs_ = atMs; }
     std::uint64_t deadline() const noexcept { return deadlineMs_; }
 
 protected:
-    // Takes ownership of fd (non-blocking), watches it for reading and joins group.
-    Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote) noexcept;
+    // Takes ownership of fd (non-blocking), watches it for reading and joins group. With tls, the connection
+    // speaks TLS with that context's material (a server's handshake; tls must outlive the socket).
+    Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls = nullptr) noexcept;
     // Takes over predecessor's connection, for a change of protocol (an upgrade): its descriptor and watch, the
-    // peer's address, its unsent output and the cork if it holds it; then joins group. predecessor ends as if
-    // closed, except that the descriptor stays open and its onClose() is not called; the loop frees it after the
-    // current callbacks.
+    // peer's address, its TLS session, its unsent output and the cork if it holds it; then joins group. predecessor
+    // ends as if closed, except that the descriptor stays open and its onClose() is not called; the loop frees it after
+    // the current callbacks.
     Socket(Socket& predecessor, SocketGroup& group) noexcept;
     ~Socket() override;
 
@@ -123,10 +135,27 @@ private:
     void onIo(std::uint32_t events) override;
     bool writeSlowly(std::string_view data);
     void readOnce();
+    void readEncrypted();
+    // The peer's FIN (or close_notify) arrived.
+    void endOfStream();
     // Returns true when some bytes were sent (or the socket closed).
     bool drainBackpressure();
-    // Sends head then tail with one syscall; returns the bytes sent (possibly 0), or -1 when the connection broke.
-    long sendTwo(std::string_view head, std::string_view tail) noexcept;
+    // Sends head then tail (encrypted first on a TLS socket), with one syscall; returns the bytes of head and
+    // tail taken (possibly 0), or -1 when the connection broke. A TLS socket takes them all: the records the
+    // kernel refuses become backpressure.
+    long sendTwo(std::string_view head, std::string_view tail) noexcept {
+        return tls_ == nullptr ? sendRaw(head, tail) : sendEncrypted(head, tail);
+    }
+    long sendRaw(std::string_view head, std::string_view tail) noexcept;
+    long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
+    // Adds bytes behind the backpressure already waiting (encrypted first on a TLS socket).
+    void appendBackpressure(std::string_view bytes);
+    // Sends (or queues behind the backpressure) the records the TLS session just wrote; false when the
+    // connection broke.
+    bool flushTlsOutput() noexcept;
+    // Sends close_notify on a TLS socket whose handshake finished; returns false when part of it had to be
+    // queued as backpressure.
+    bool sendCloseNotify() noexcept;
     void markBroken() noexcept;
     void updateWatch() noexcept;
 
@@ -137,6 +166,7 @@ private:
     ByteBuffer backpressure_;
     std::uint64_t deadlineMs_ = 0;
     SocketAddress remoteAddress_;
+    TlsSession* tls_ = nullptr;  // owned
     bool closed_ = false;
     bool broken_ = false;
     bool receivedEnd_ = false;

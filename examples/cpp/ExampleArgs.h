@@ -1,5 +1,6 @@
 // Command line shared by the examples: --port N (default 3000, or $PORT; 0 for any free port),
-// --backend epoll|libuv, and --compression off|shared|dedicated for the WebSocket examples.
+// --backend epoll|libuv, --compression off|shared|dedicated for the WebSocket examples, and --key FILE --cert FILE
+// (PEM) for the HTTPS example.
 #pragma once
 
 #include <loopwire/App.h>
@@ -12,6 +13,8 @@ struct ExampleArgs {
     int port = 3000;
     loopwire::ServerOptions options;
     loopwire::CompressOptions compression = loopwire::DISABLED;
+    const char* keyFile = "";
+    const char* certFile = "";
 
     static ExampleArgs parse(int argc, char** argv) {
         ExampleArgs args;
@@ -23,6 +26,10 @@ struct ExampleArgs {
                 ++i;
                 args.options.backend =
                     std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv : loopwire::LoopBackend::Epoll;
+            } else if (std::strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
+                args.keyFile = argv[++i];
+            } else if (std::strcmp(argv[i], "--cert") == 0 && i + 1 < argc) {
+                args.certFile = argv[++i];
             } else if (std::strcmp(argv[i], "--compression") == 0 && i + 1 < argc) {
                 ++i;
                 if (std::strcmp(argv[i], "shared") == 0) {
@@ -35,7 +42,8 @@ struct ExampleArgs {
                 }
             } else {
                 std::fprintf(stderr,
-                             "usage: %s [--port N] [--backend epoll|libuv] [--compression off|shared|dedicated]\n",
+                             "usage: %s [--port N] [--backend epoll|libuv] [--compression off|shared|dedicated] "
+                             "[--key FILE --cert FILE]\n",
                              argv[0]);
                 std::exit(2);
             }

@@ -82,7 +82,7 @@ protected:
         return {};
     }
 };
-LW_INSTANTIATE_BACKENDS(ConformanceReplay);
+LW_INSTANTIATE_TRANSPORTS(ConformanceReplay);
 
 TEST_P(ConformanceReplay, EveryCaseWholeAndSplitAtEveryByte) {
     const auto cases = loadConformanceCases();

@@ -10,7 +10,7 @@ namespace loopwire::test {
 namespace {
 
 class ErrorResponses : public BackendTest {};
-LW_INSTANTIATE_BACKENDS(ErrorResponses);
+LW_INSTANTIATE_TRANSPORTS(ErrorResponses);
 
 struct BadRequest {
     const char* name;

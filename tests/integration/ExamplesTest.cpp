@@ -7,9 +7,11 @@
 
 #include <csignal>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace loopwire::test {
 namespace {
@@ -17,8 +19,15 @@ namespace {
 // A child process running an example, killed when this goes out of scope.
 class ExampleProcess {
 public:
-    explicit ExampleProcess(const std::string& name, const std::string& backend = "epoll") {
+    explicit ExampleProcess(const std::string& name, const std::string& backend = "epoll",
+                            std::vector<std::string> extraArguments = {}) {
         std::string path = std::string(LW_EXAMPLES_DIR) + "/" + name;
+        std::vector<std::string> arguments{path, "--port", "0", "--backend", backend};
+        arguments.insert(arguments.end(), extraArguments.begin(), extraArguments.end());
+        std::vector<char*> argv;
+        for (std::string& argument : arguments)
+            argv.push_back(argument.data());
+        argv.push_back(nullptr);
         int output[2];
         if (::pipe(output) != 0) return;
         pid_ = ::fork();
@@ -26,7 +35,7 @@ public:
             ::dup2(output[1], STDOUT_FILENO);
             ::close(output[0]);
             ::close(output[1]);
-            ::execl(path.c_str(), path.c_str(), "--port", "0", "--backend", backend.c_str(), nullptr);
+            ::execv(path.c_str(), argv.data());
             ::_exit(127);
         }
         ::close(output[1]);
@@ -131,6 +140,32 @@ TEST_P(Examples, PubSub) {
         EXPECT_EQ(line->payload, "#1: hi");
     }
     EXPECT_TRUE(elsewhere.raw().staysQuiet(std::chrono::milliseconds(200)));
+}
+
+// Every thread listens on the port: the kernel spreads 64 connections over the 4 threads (each thread is
+// left out with a chance of (3/4)^64, so all four answer).
+TEST_P(Examples, MultiCoreReusePort) {
+    ExampleProcess example("multi_core", GetParam(), {"--threads", "4"});
+    ASSERT_GT(example.port(), 0);
+    std::set<std::string> answered;
+    for (int i = 0; i < 64; ++i) {
+        auto response = fetch(example.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        ASSERT_TRUE(response);
+        answered.insert(response->body);
+    }
+    EXPECT_EQ(answered, (std::set<std::string>{"Hello from thread 0!", "Hello from thread 1!", "Hello from thread 2!",
+                                               "Hello from thread 3!"}));
+}
+
+// The main thread accepts and deals the connections out in turn.
+TEST_P(Examples, MultiCoreAcceptor) {
+    ExampleProcess example("multi_core", GetParam(), {"--acceptor", "--threads", "3"});
+    ASSERT_GT(example.port(), 0);
+    for (int i = 0; i < 6; ++i) {
+        auto response = fetch(example.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        ASSERT_TRUE(response);
+        EXPECT_EQ(response->body, "Hello from thread " + std::to_string(i % 3) + "!");
+    }
 }
 
 }  // namespace

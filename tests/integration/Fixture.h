@@ -1,6 +1,9 @@
-// The parameterized fixture of the integration suite: every test runs once per loop backend.
+// The parameterized fixture of the integration suite: every test runs once per loop backend, and the suites
+// instantiated with LW_INSTANTIATE_TRANSPORTS once more per backend over TLS (an SSLApp and TLS clients, set up
+// by the fixture through setDefaultServerTls and setDefaultClientTls, so the tests themselves do not change).
 #pragma once
 
+#include "TestCertificates.h"
 #include "TestClient.h"
 #include "TestServer.h"
 
@@ -12,11 +15,32 @@
 
 namespace loopwire::test {
 
-class BackendTest : public ::testing::TestWithParam<LoopBackend> {
+struct Transport {
+    LoopBackend backend;
+    bool tls;
+};
+
+class BackendTest : public ::testing::TestWithParam<Transport> {
 protected:
+    BackendTest() {
+        if (!GetParam().tls) return;
+        static const TlsClientOptions client{.caFile = TestCertificates::get().caFile};
+        static const SocketContextOptions server{.key_file_name = TestCertificates::get().keyFile,
+                                                 .cert_file_name = TestCertificates::get().certFile};
+        setDefaultServerTls(&server);
+        setDefaultClientTls(&client);
+    }
+    ~BackendTest() override {
+        server_.reset();
+        setDefaultServerTls(nullptr);
+        setDefaultClientTls(nullptr);
+    }
+
+    LoopBackend backend() const { return GetParam().backend; }
+    bool overTls() const { return GetParam().tls; }
     ServerOptions options() const {
         ServerOptions options;
-        options.backend = GetParam();
+        options.backend = GetParam().backend;
         return options;
     }
     // Options with short timeouts and a fast sweep, for the timeout tests.
@@ -50,9 +74,22 @@ protected:
     std::unique_ptr<TestServer> server_;
 };
 
-#define LW_INSTANTIATE_BACKENDS(suite)                                              \
-    INSTANTIATE_TEST_SUITE_P(                                                       \
-        Backends, suite, ::testing::Values(LoopBackend::Epoll, LoopBackend::Libuv), \
-        [](const ::testing::TestParamInfo<LoopBackend>& backendInfo) { return backendName(backendInfo.param); })
+inline std::string transportName(const ::testing::TestParamInfo<Transport>& info) {
+    return backendName(info.param.backend) + (info.param.tls ? "_tls" : "");
+}
+
+// Plain TCP on each backend.
+#define LW_INSTANTIATE_BACKENDS(suite) \
+    INSTANTIATE_TEST_SUITE_P(          \
+        Backends, suite,               \
+        ::testing::Values(Transport{LoopBackend::Epoll, false}, Transport{LoopBackend::Libuv, false}), transportName)
+
+// Plain TCP and TLS on each backend.
+#define LW_INSTANTIATE_TRANSPORTS(suite)                                                              \
+    INSTANTIATE_TEST_SUITE_P(                                                                         \
+        Backends, suite,                                                                              \
+        ::testing::Values(Transport{LoopBackend::Epoll, false}, Transport{LoopBackend::Libuv, false}, \
+                          Transport{LoopBackend::Epoll, true}, Transport{LoopBackend::Libuv, true}),  \
+        transportName)
 
 }  // namespace loopwire::test

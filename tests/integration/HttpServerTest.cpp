@@ -10,7 +10,7 @@ namespace loopwire::test {
 namespace {
 
 class HttpServer : public BackendTest {};
-LW_INSTANTIATE_BACKENDS(HttpServer);
+LW_INSTANTIATE_TRANSPORTS(HttpServer);
 
 void helloRoutes(App& app) {
     app.get("/*", [](HttpResponse* res, HttpRequest*) { res->end("Hello world!"); });

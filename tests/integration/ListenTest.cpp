@@ -23,7 +23,7 @@ TEST_P(Listening, PortZeroPicksAFreePortThatIsReported) {
 }
 
 TEST_P(Listening, ServesOnAUnixSocket) {
-    std::string path = "/tmp/loopwire-test-" + std::to_string(::getpid()) + "-" + backendName(GetParam()) + ".sock";
+    std::string path = "/tmp/loopwire-test-" + std::to_string(::getpid()) + "-" + backendName(backend()) + ".sock";
     {
         TestServer server(
             options(), [](App& app) { app.get("/", [](HttpResponse* res, HttpRequest*) { res->end("unix"); }); }, path);

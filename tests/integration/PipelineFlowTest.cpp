@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, PipelineFlow,
                          describe);
 
 class OutputBacklog : public BackendTest {};
-LW_INSTANTIATE_BACKENDS(OutputBacklog);
+LW_INSTANTIATE_TRANSPORTS(OutputBacklog);
 
 std::size_t residentBytes() {
     std::ifstream status("/proc/self/status");

@@ -9,7 +9,7 @@ namespace loopwire::test {
 namespace {
 
 class ResponseHead : public BackendTest {};
-LW_INSTANTIATE_BACKENDS(ResponseHead);
+LW_INSTANTIATE_TRANSPORTS(ResponseHead);
 
 std::size_t countOf(const std::string& text, const std::string& what) {
     std::size_t count = 0;

@@ -40,7 +40,7 @@ protected:
         EXPECT_EQ(response->body, "get");
     }
 };
-LW_INSTANTIATE_BACKENDS(Robustness);
+LW_INSTANTIATE_TRANSPORTS(Robustness);
 
 const std::vector<std::string>& seeds() {
     static const std::vector<std::string> requests = {

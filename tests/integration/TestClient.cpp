@@ -6,6 +6,9 @@
 #include <cstring>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -19,6 +22,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+const TlsClientOptions* gDefaultClientTls = nullptr;
+
+void countRecords(int writing, int /*version*/, int contentType, const void* bytes, std::size_t length, SSL* /*ssl*/,
+                  void* counter) {
+    constexpr int kApplicationData = 23;
+    if (writing == 0 && contentType == SSL3_RT_HEADER && length >= 1 &&
+        static_cast<const unsigned char*>(bytes)[0] == kApplicationData) {
+        ++*static_cast<std::size_t*>(counter);
+    }
+}
+
 std::string lower(std::string text) {
     for (char& c : text) {
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
@@ -28,7 +42,100 @@ std::string lower(std::string text) {
 
 }  // namespace
 
+void setDefaultClientTls(const TlsClientOptions* tls) noexcept { gDefaultClientTls = tls; }
+const TlsClientOptions* defaultClientTls() noexcept { return gDefaultClientTls; }
+
 TestClient::TestClient(int port) {
+    connectTcp(port);
+    if (gDefaultClientTls != nullptr) startTls(*gDefaultClientTls);
+}
+
+TestClient::TestClient(int port, const TlsClientOptions& tls) {
+    connectTcp(port);
+    startTls(tls);
+}
+
+void TestClient::startTls(const TlsClientOptions& tls) {
+    tlsContext_ = SSL_CTX_new(TLS_client_method());
+    // Records that carry no data (TLS 1.3 session tickets) must not make a read block until data comes.
+    SSL_CTX_clear_mode(tlsContext_, SSL_MODE_AUTO_RETRY);
+    if (!tls.caFile.empty()) {
+        SSL_CTX_load_verify_locations(tlsContext_, tls.caFile.c_str(), nullptr);
+        SSL_CTX_set_verify(tlsContext_, SSL_VERIFY_PEER, nullptr);
+    }
+    if (!tls.certFile.empty()) {
+        SSL_CTX_use_certificate_chain_file(tlsContext_, tls.certFile.c_str());
+        SSL_CTX_use_PrivateKey_file(tlsContext_, tls.keyFile.c_str(), SSL_FILETYPE_PEM);
+    }
+    if (!tls.alpn.empty()) {
+        std::string wire;
+        for (const std::string& protocol : tls.alpn) {
+            wire.push_back(static_cast<char>(protocol.size()));
+            wire += protocol;
+        }
+        SSL_CTX_set_alpn_protos(tlsContext_, reinterpret_cast<const unsigned char*>(wire.data()),
+                                static_cast<unsigned>(wire.size()));
+    }
+    if (tls.tls12Only) SSL_CTX_set_max_proto_version(tlsContext_, TLS1_2_VERSION);
+    ssl_ = SSL_new(tlsContext_);
+    SSL_set_fd(ssl_, fd_);
+    SSL_set_msg_callback(ssl_, countRecords);
+    SSL_set_msg_callback_arg(ssl_, &recordsReceived_);
+    if (!tls.serverName.empty()) SSL_set_tlsext_host_name(ssl_, tls.serverName.c_str());
+    if (!tls.caFile.empty()) {
+        if (tls.serverName.empty()) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), "127.0.0.1");
+        } else {
+            SSL_set1_host(ssl_, tls.serverName.c_str());
+        }
+    }
+    if (tls.resume != nullptr) SSL_set_session(ssl_, tls.resume);
+    // The handshake must not hang a test whose server never answers it.
+    timeval limit{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    if (SSL_connect(ssl_) != 1) {
+        unsigned long code = ERR_peek_last_error();
+        handshakeError_ = code != 0 ? ERR_reason_error_string(code) : "handshake failed";
+        if (handshakeError_.empty()) handshakeError_ = "handshake failed";
+        ERR_clear_error();
+        closed_ = true;
+    }
+    timeval none{0, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+}
+
+SSL_SESSION* TestClient::takeSession() const { return ssl_ != nullptr ? SSL_get1_session(ssl_) : nullptr; }
+
+bool TestClient::sessionReused() const { return ssl_ != nullptr && SSL_session_reused(ssl_) == 1; }
+
+std::string TestClient::alpnProtocol() const {
+    if (ssl_ == nullptr) return {};
+    const unsigned char* protocol = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl_, &protocol, &length);
+    return protocol != nullptr ? std::string(reinterpret_cast<const char*>(protocol), length) : std::string();
+}
+
+std::string TestClient::peerCommonName() const {
+    if (ssl_ == nullptr) return {};
+    X509* certificate = SSL_get1_peer_certificate(ssl_);
+    if (certificate == nullptr) return {};
+    char name[256] = {};
+    X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, name, sizeof name);
+    X509_free(certificate);
+    return name;
+}
+
+long TestClient::receiveSome(char* into, std::size_t capacity) {
+    if (ssl_ == nullptr) return static_cast<long>(::recv(fd_, into, capacity, 0));
+    int got = SSL_read(ssl_, into, static_cast<int>(capacity));
+    if (got > 0) return got;
+    int error = SSL_get_error(ssl_, got);
+    ERR_clear_error();
+    return error == SSL_ERROR_WANT_READ ? kRetry : got;
+}
+
+void TestClient::connectTcp(int port) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -52,10 +159,22 @@ TestClient::TestClient(const std::string& unixPath) {
 }
 
 TestClient::~TestClient() {
+    if (ssl_ != nullptr) {
+        // Marks the session as ended properly without writing to a peer that may be gone: OpenSSL forbids
+        // resuming a session whose connection was freed without a shutdown.
+        SSL_set_quiet_shutdown(ssl_, 1);
+        SSL_shutdown(ssl_);
+        SSL_free(ssl_);
+    }
+    if (tlsContext_ != nullptr) SSL_CTX_free(tlsContext_);
     if (fd_ >= 0) ::close(fd_);
 }
 
 void TestClient::send(std::string_view bytes) {
+    if (ssl_ != nullptr) {
+        if (!closed_ && SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) <= 0) ERR_clear_error();
+        return;
+    }
     while (!bytes.empty()) {
         ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
         if (sent < 0) {
@@ -66,7 +185,10 @@ void TestClient::send(std::string_view bytes) {
     }
 }
 
-void TestClient::shutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+void TestClient::shutdownWrite() {
+    if (ssl_ != nullptr && !closed_) SSL_shutdown(ssl_);
+    ::shutdown(fd_, SHUT_WR);
+}
 
 void TestClient::setReceiveBuffer(int bytes) { setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes); }
 
@@ -75,12 +197,14 @@ bool TestClient::fill(Clock::time_point until) {
     for (;;) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
         if (left < 0) return false;
+        // Bytes OpenSSL already took from the socket (a record, or part of one) need no wait.
         pollfd waiting{fd_, POLLIN, 0};
-        int ready = ::poll(&waiting, 1, static_cast<int>(left));
+        int ready = ssl_ != nullptr && SSL_has_pending(ssl_) == 1 ? 1 : ::poll(&waiting, 1, static_cast<int>(left));
         if (ready < 0 && errno == EINTR) continue;
         if (ready <= 0) return false;
         char chunk[65536];
-        ssize_t got = ::recv(fd_, chunk, sizeof chunk, 0);
+        long got = receiveSome(chunk, sizeof chunk);
+        if (got == kRetry) continue;
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
             closed_ = true;

@@ -1,21 +1,41 @@
 #include "TestServer.h"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 namespace loopwire::test {
 
-TestServer::TestServer(ServerOptions options, Setup setup) { start(options, std::move(setup), {}); }
+namespace {
+const SocketContextOptions* gDefaultServerTls = nullptr;
+}  // namespace
+
+void setDefaultServerTls(const SocketContextOptions* tls) noexcept { gDefaultServerTls = tls; }
+
+TestServer::TestServer(ServerOptions options, Setup setup) { start(options, std::move(setup), {}, gDefaultServerTls); }
 
 TestServer::TestServer(ServerOptions options, Setup setup, std::string unixPath) {
-    start(options, std::move(setup), std::move(unixPath));
+    start(options, std::move(setup), std::move(unixPath), gDefaultServerTls);
 }
 
-void TestServer::start(ServerOptions options, Setup setup, std::string unixPath) {
+TestServer::TestServer(ServerOptions options, Setup setup, const SocketContextOptions& tls) {
+    start(options, std::move(setup), {}, &tls);
+}
+
+void TestServer::start(ServerOptions options, Setup setup, std::string unixPath, const SocketContextOptions* tls) {
     std::promise<int> ready;
     auto portFuture = ready.get_future();
-    thread_ = std::thread([this, options, setup = std::move(setup), unixPath, &ready]() mutable {
-        App app(options);
+    std::string failure;
+    thread_ = std::thread([this, options, setup = std::move(setup), unixPath, tls, &ready, &failure]() mutable {
+        std::optional<App> plainApp;
+        std::optional<SSLApp> sslApp;
+        if (tls != nullptr) {
+            sslApp.emplace(*tls, options);
+        } else {
+            plainApp.emplace(options);
+        }
+        App& app = tls != nullptr ? static_cast<App&>(*sslApp) : *plainApp;
+        failure = app.constructionError();
         app_ = &app;
         if (setup) setup(app);
         auto onListen = [&ready](ListenSocket* socket) {
@@ -35,7 +55,7 @@ void TestServer::start(ServerOptions options, Setup setup, std::string unixPath)
     port_ = portFuture.get();
     if (port_ < 0) {
         thread_.join();
-        throw std::runtime_error("test server could not listen");
+        throw std::runtime_error("test server could not listen" + (failure.empty() ? "" : ": " + failure));
     }
 }
 

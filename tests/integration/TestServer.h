@@ -20,6 +20,9 @@ public:
     TestServer(ServerOptions options, Setup setup);
     // A server listening on a Unix socket at unixPath instead of TCP.
     TestServer(ServerOptions options, Setup setup, std::string unixPath);
+    // An SSLApp with tls's material (the views must live until the constructor returns). Throws when it cannot
+    // listen, with the SSLApp's constructionError().
+    TestServer(ServerOptions options, Setup setup, const SocketContextOptions& tls);
     ~TestServer();
     TestServer(const TestServer&) = delete;
     TestServer& operator=(const TestServer&) = delete;
@@ -31,12 +34,16 @@ public:
     std::size_t connectionCount();
 
 private:
-    void start(ServerOptions options, Setup setup, std::string unixPath);
+    void start(ServerOptions options, Setup setup, std::string unixPath, const SocketContextOptions* tls);
 
     App* app_ = nullptr;
     int port_ = 0;
     std::thread thread_;
 };
+
+// While set (non-null), TestServer(options, setup) makes an SSLApp with this material: the fixtures run the same
+// HTTP tests over TLS by setting it.
+void setDefaultServerTls(const SocketContextOptions* tls) noexcept;
 
 // The two backends every integration test runs on, for INSTANTIATE_TEST_SUITE_P.
 inline std::string backendName(LoopBackend backend) { return backend == LoopBackend::Epoll ? "epoll" : "libuv"; }

@@ -10,7 +10,7 @@ namespace {
 using namespace std::chrono_literals;
 
 class Timeouts : public BackendTest {};
-LW_INSTANTIATE_BACKENDS(Timeouts);
+LW_INSTANTIATE_TRANSPORTS(Timeouts);
 
 void hello(App& app) {
     app.get("/*", [](HttpResponse* res, HttpRequest*) { res->end("hi"); });
@@ -157,6 +157,11 @@ TEST_P(Timeouts, AbortsAReaderThatStopsReadingATryEndStream) {
 }
 
 TEST_P(Timeouts, ATryEndStreamFromATimerIsTimedOutToo) {
+    // The stream registers no onWritable, so it only ends by the write timeout while the kernel takes nothing
+    // more. Over TLS the last chunk's refused records wait as backpressure, and the kernel, which grows its
+    // buffers on loopback, takes them a moment later: onWritable is due (and the stream, having none, stops),
+    // as it would be over TCP after a client read a little. The TLS variant has nothing to time out.
+    if (overTls()) GTEST_SKIP() << "premise holds for plain TCP only (see the comment)";
     static constexpr std::uint64_t kBodyBytes = 256 * 1024 * 1024;
     std::atomic<int> aborted{0};
     serve(fastTimeouts(), [&aborted](App& app) {

@@ -118,7 +118,7 @@ protected:
 
     // Serves echoBehavior on /ws, changed by customize (on the server thread, before listening).
     void serveWs(std::function<void(Behavior&, App&)> customize = {}, ServerOptions options = {}) {
-        options.backend = GetParam();
+        options.backend = backend();
         serve(options, [this, customize](App& app) {
             Behavior behavior = echoBehavior(&log_);
             if (customize) customize(behavior, app);

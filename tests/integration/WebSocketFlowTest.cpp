@@ -12,7 +12,7 @@ namespace loopwire::test::websocket {
 namespace {
 
 class WebSocketFlow : public WebSockets {};
-LW_INSTANTIATE_BACKENDS(WebSocketFlow);
+LW_INSTANTIATE_TRANSPORTS(WebSocketFlow);
 
 // ---- timeouts ----
 

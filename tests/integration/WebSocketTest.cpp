@@ -9,7 +9,7 @@
 namespace loopwire::test::websocket {
 namespace {
 
-LW_INSTANTIATE_BACKENDS(WebSockets);
+LW_INSTANTIATE_TRANSPORTS(WebSockets);
 
 // ---- handshake ----
 

@@ -5,6 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { startExample: start } = require('./helpers/example.js');
+const { raw } = require('./helpers/server.js');
 
 test('hello_world.js', async (t) => {
   const { port } = await start(t, 'hello_world.js');
@@ -52,6 +53,31 @@ test('graceful_shutdown.js', async (t) => {
   assert.match(answer, /finished$/);
   assert.equal(await exited, 0);
   assert.match(output(), /closed/);
+});
+
+/** The body of one GET on a connection of its own. */
+async function getOnce(port) {
+  const answer = await raw(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  return answer.slice(answer.indexOf('\r\n\r\n') + 4);
+}
+
+test('multi_core.js', async (t) => {
+  const { port } = await start(t, 'multi_core.js', { THREADS: '2' });
+  const answers = [];
+  for (let i = 0; i < 4; i++) answers.push(await getOnce(port));
+  // The acceptor deals the connections to the two workers in turn.
+  for (const answer of answers) assert.match(answer, /^Hello from worker \d+!$/);
+  assert.notEqual(answers[0], answers[1]);
+  assert.deepEqual(answers.slice(2), answers.slice(0, 2));
+});
+
+test('multi_core.js with MODE=reuseport', async (t) => {
+  const { port } = await start(t, 'multi_core.js', { THREADS: '2', MODE: 'reuseport' });
+  const answers = new Set();
+  // Each worker is left out with a chance of (1/2)^32.
+  for (let i = 0; i < 32; i++) answers.add(await getOnce(port));
+  assert.equal(answers.size, 2);
+  for (const answer of answers) assert.match(answer, /^Hello from worker \d+!$/);
 });
 
 test('demo.js', async (t) => {

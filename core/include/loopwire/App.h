@@ -13,16 +13,19 @@
 // ever listened on). The destructor closes what is still open.
 #pragma once
 
+#include <loopwire/AppDescriptor.h>
 #include <loopwire/CallbackBatchRunner.h>
 #include <loopwire/HttpRequest.h>
 #include <loopwire/HttpResponse.h>
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
+#include <loopwire/SocketContextOptions.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace loopwire {
@@ -56,6 +59,8 @@ struct ServerOptions {
     // After a response that closes the connection, unread request bytes are drained for at most this long
     // before the socket is closed, so the peer sees the response and not a reset.
     std::uint32_t lingerTimeoutMs = 2000;
+    // SSLApp: a connection whose TLS handshake has not finished this long after it was accepted is closed.
+    std::uint32_t tlsHandshakeTimeoutMs = 10000;
 };
 
 class App {
@@ -66,6 +71,10 @@ public:
     using Task = InlineFunction<void(), 48>;
 
     explicit App(const ServerOptions& options = {});
+    // An App whose connections speak TLS with tls's material (SSLApp is the usual spelling); see
+    // constructorFailed().
+    App(const SocketContextOptions& tls, const ServerOptions& options);
+    App(void* uvLoop, const SocketContextOptions& tls, const ServerOptions& options);
     // An App on an existing libuv loop that its owner runs (Node's); options.backend is ignored and run() must
     // not be called.
     App(void* uvLoop, const ServerOptions& options);
@@ -132,12 +141,55 @@ public:
     // Runs task on this App's loop thread. Thread-safe.
     void defer(Task task);
 
+    // Several threads, one App and one loop each (docs/cpp-guide.md, "Several threads"). Two ways to share a
+    // port: every App listens on it (SO_REUSEPORT, the default; the kernel spreads the connections), or one
+    // acceptor App listens and hands every socket it accepts to its child Apps in turn, which serve it on their
+    // own loops exactly as if they had accepted it. With no child able to take a socket, the acceptor serves it.
+
+    // This App as a child, for the acceptors of other threads. Call it on this App's thread (or before its
+    // thread starts): from then on the App takes sockets handed to it, and its loop stays alive (run() does not
+    // return) until close(), as a listening App's does. Returns an equal descriptor every time. close() ends it.
+    AppDescriptor getDescriptor();
+    // Adds a child; the same child added twice gets two turns. A child whose descriptor was not taken yet is
+    // skipped until it is; one that has ended is dropped. This App's thread only. Allocates (set-up time).
+    App& addChildApp(const AppDescriptor& child);
+    // The same, by address, as uWebSockets names it: child->getDescriptor() must be called on the child's own
+    // thread, and until it is, the child is skipped.
+    App& addChildApp(App* child);
+    // Removes every turn of child; the others keep their order. An unknown child is ignored.
+    App& removeChildApp(const AppDescriptor& child);
+    App& removeChildApp(App* child);
+    // Serves fd, a connected stream socket accepted elsewhere, as if a listener of this App had accepted it, and
+    // takes ownership of it: one that is not an open, connected stream socket is closed, with a message on stderr.
+    // The descriptor must not be one that a loopwire App serves already.
+    App& adoptSocket(int fd);
+    // Like adoptSocket, for callers that report failure themselves: returns false, and leaves fd open and
+    // untouched, when it is not an open, connected stream socket.
+    bool tryAdoptSocket(int fd);
+
     // Connections open right now: HTTP connections and WebSockets.
     std::size_t connectionCount() const noexcept;
 
     // Every batch of this App's loop callbacks goes through runner from now on (null: none, the default). For
     // embedders; see CallbackBatchRunner.
     App& setBatchRunner(CallbackBatchRunner* runner) noexcept;
+
+    // TLS (SSLApp). constructorFailed() is true when the SSLApp's key or certificate could not be used; its
+    // connections are then refused, and constructionError() says which option was at fault and why.
+    bool isSsl() const noexcept;
+    bool constructorFailed() const noexcept { return !constructionError_.empty(); }
+    const std::string& constructionError() const noexcept { return constructionError_; }
+    // Server names (SNI): connections whose ClientHello asks for a name pattern covers get that pattern's key and
+    // certificate. pattern: a host name, or "*." and a domain for its subdomains (one label deep). Allocates.
+    // tryAddServerName returns false, with error naming the option, when the material does not load or this App
+    // is not an SSLApp; addServerName prints that to stderr.
+    bool tryAddServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error);
+    App& addServerName(std::string_view pattern, const SocketContextOptions& options);
+    App& removeServerName(std::string_view pattern);
+    // Runs during a handshake that asks for a name no pattern covers, before the default certificate is used; it
+    // may call addServerName for that name, which then serves this very handshake.
+    using MissingServerNameHandler = InlineFunction<void(std::string_view hostname), 48>;
+    App& missingServerName(MissingServerNameHandler handler);
 
     Loop& loop() noexcept { return *loop_; }
     HttpServer& server() noexcept { return *server_; }
@@ -148,11 +200,22 @@ public:
     static void closeListenSocket(ListenSocket* listenSocket) noexcept;
 
 private:
+    void useTls(const SocketContextOptions& tls);
     static void reportInvalidPattern(std::string_view pattern);
     static void reportInvalidWebSocketSetting(const char* setting);
 
     std::unique_ptr<Loop> loop_;
     std::unique_ptr<HttpServer> server_;
+    std::string constructionError_;
+};
+
+// loopwire::SSLApp: an App that speaks HTTPS (and WSS), with uWebSockets v20's SSLApp constructor. Everything
+// else is App's. TLS 1.2 and 1.3, ALPN http/1.1, session resumption, SNI (App::addServerName).
+class SSLApp : public App {
+public:
+    explicit SSLApp(const SocketContextOptions& tls, const ServerOptions& options = {}) : App(tls, options) {}
+    // On an existing libuv loop (see App).
+    SSLApp(void* uvLoop, const SocketContextOptions& tls, const ServerOptions& options) : App(uvLoop, tls, options) {}
 };
 
 }  // namespace loopwire

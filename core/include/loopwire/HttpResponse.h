@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <new>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -136,6 +137,11 @@ public:
     std::string_view getRemoteAddress() const noexcept;
     std::string_view getRemoteAddressAsText() const noexcept;
     std::uint16_t getRemotePort() const noexcept;
+    // TLS (SSLApp): the certificate the client presented, PEM; empty when it sent none or the connection is plain
+    // TCP. Allocates.
+    std::string getX509Certificate() const;
+    // TLS: the server name the client asked for (SNI), or empty.
+    std::string_view getServerName() const noexcept;
 
     // For bindings that lend a body chunk beyond its onData/onDataV2 call (the Node addon): the block that holds
     // chunk, when it lies in memory that outlives the connection (the loop's receive buffer); retain it for as

@@ -7,11 +7,11 @@ const path = require('node:path');
 const examples = path.resolve(__dirname, '..', '..', '..', 'examples', 'js');
 
 /**
- * Starts examples/js/<name> with PORT=0 and resolves with { child, port, output() } once it printed its port
- * (within 10 s); the child is killed when the test ends.
+ * Starts examples/js/<name> with PORT=0 (and env's variables) and resolves with { child, port, output() } once it
+ * printed its port (within 10 s); the child is killed when the test ends.
  */
-function startExample(t, name) {
-  const child = spawn(process.execPath, [path.join(examples, name)], { env: { ...process.env, PORT: '0' } });
+function startExample(t, name, env = {}) {
+  const child = spawn(process.execPath, [path.join(examples, name)], { env: { ...process.env, PORT: '0', ...env } });
   t.after(() => child.kill('SIGKILL'));
   return new Promise((resolve, reject) => {
     let output = '';

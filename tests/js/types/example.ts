@@ -1,6 +1,7 @@
 // A typed program against loopwire's index.d.ts; types.test.js checks it with tsc --noEmit.
 import {
   App,
+  AppDescriptor,
   CompressOptions,
   DEDICATED_DECOMPRESSOR,
   DeclarativeResponse,
@@ -86,6 +87,12 @@ app.missingServerName((hostname: string) => { void hostname; })
   .addServerName('example.com', { key_file_name: 'key.pem', cert_file_name: 'cert.pem' })
   .removeServerName('example.com')
   .domain('example.com');
+
+// Several threads: a worker's App hands its descriptor to the acceptor, or a socket is adopted.
+const child: TemplatedApp = App();
+const descriptor: AppDescriptor = child.getDescriptor();
+app.addChildAppDescriptor(descriptor).removeChildAppDescriptor(descriptor).adoptSocket(3, '127.0.0.1');
+child.adoptSocket(4).close();
 
 const compression: CompressOptions = SHARED_COMPRESSOR | DEDICATED_DECOMPRESSOR;
 void compression;

@@ -1,0 +1,88 @@
+// TlsContext: the server side of TLS for the sockets of one server: OpenSSL's SSL_CTX with the key, the
+// certificate chain and the settings of a SocketContextOptions, the contexts of further server names (SNI), and
+// the staging buffers through which every session of this context reads and writes.
+//
+// Creation: create() loads and checks the material (it allocates; set-up time) and returns null with a message
+// naming the faulty option. addServerName() does the same for one more name.
+// Server names: a ClientHello's server name picks the context added for it: an exact name first ("example.com"),
+// then a wildcard that covers its first label ("*.example.com" covers "a.example.com", not "example.com" nor
+// "a.b.example.com"); names compare without regard to case. A name no context covers is first given to the
+// missing-server-name handler, which may add it, for this very handshake; else the default context answers.
+// Sessions: see TlsSession. Every session of the context writes its records into output() and the socket that
+// made them sends them at once, so the buffer is empty between two callbacks of the loop.
+// Protocol: TLS 1.2 and 1.3; ALPN picks "http/1.1" when the client offers it (and no protocol otherwise);
+// renegotiation is refused; session resumption through tickets (TLS 1.3) and the session cache (TLS 1.2).
+// Threading: the loop thread of the server that owns it.
+#pragma once
+
+#include "base/ByteBuffer.h"
+
+#include <loopwire/InlineFunction.h>
+#include <loopwire/SocketContextOptions.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using SSL_CTX = struct ssl_ctx_st;
+using SSL = struct ssl_st;
+
+namespace loopwire {
+
+class TlsContext {
+public:
+    // Runs during a handshake whose server name no context covers (hostname as the client sent it).
+    using MissingServerNameHandler = InlineFunction<void(std::string_view hostname), 48>;
+
+    // What TLS sessions of this context do when the peer is slow to finish its handshake: closed after
+    // handshakeTimeoutMs on the loop's timeout clock.
+    static std::unique_ptr<TlsContext> create(const SocketContextOptions& options, std::uint32_t handshakeTimeoutMs,
+                                              std::string& error);
+    ~TlsContext();
+    TlsContext(const TlsContext&) = delete;
+    TlsContext& operator=(const TlsContext&) = delete;
+
+    SSL_CTX* handle() const noexcept { return context_; }
+    std::uint32_t handshakeTimeoutMs() const noexcept { return handshakeTimeoutMs_; }
+
+    // Adds (or replaces) the context for pattern: a host name, or "*." and a domain. Returns false, and changes
+    // nothing, when the material fails to load (error names the option) or the pattern is empty.
+    bool addServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error);
+    // Returns whether the pattern had a context. Sessions that use it keep it until they end.
+    bool removeServerName(std::string_view pattern);
+    void setMissingServerNameHandler(MissingServerNameHandler handler) { onMissingServerName_ = std::move(handler); }
+    // The pattern that covers hostname, or an empty view.
+    std::string_view findServerName(std::string_view hostname) const noexcept;
+
+    // The ciphertext a session is given to read, and where its records go; see TlsSession.
+    void setInput(const char* bytes, std::size_t length) noexcept {
+        input_ = bytes;
+        inputLeft_ = length;
+    }
+    std::size_t takeInput(char* into, std::size_t capacity) noexcept;
+    std::size_t inputLeft() const noexcept { return inputLeft_; }
+    ByteBuffer& output() noexcept { return output_; }
+
+private:
+    struct ServerName {
+        std::string pattern;  // lower case
+        SSL_CTX* context;
+    };
+
+    TlsContext(SSL_CTX* context, std::uint32_t handshakeTimeoutMs) noexcept;
+    static int selectServerName(SSL* ssl, int* alert, void* self);
+    const ServerName* find(std::string_view hostname) const noexcept;
+
+    SSL_CTX* context_;
+    std::uint32_t handshakeTimeoutMs_;
+    std::vector<ServerName> serverNames_;
+    MissingServerNameHandler onMissingServerName_;
+    const char* input_ = nullptr;
+    std::size_t inputLeft_ = 0;
+    ByteBuffer output_;
+};
+
+}  // namespace loopwire
