@@ -7,7 +7,8 @@
 //   - a command (--vs "<command>"): any server, run through sh from the runner's checkout.
 // serverFor() turns an arm and a scenario into the argv to start, or a reason to skip the scenario: a missing
 // implementation, a module that does not load (the addon before it builds, `ws` or `uwebsockets` when not
-// installed), or a C++ server that was not built.
+// installed), or a C++ server that was not built. An arm's `tls` ({ key, cert }, the run's files from tls.js, or
+// null when the run has none) fills {tlsKey} and {tlsCert}.
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
@@ -18,11 +19,15 @@ const PORT_ARGS = ['--port', '0'];
 // How long `require(module)` may take when checking that a module loads.
 const REQUIRE_CHECK_TIMEOUT_MS = 20000;
 
-// Replaces {node}, {root}, {build} and {uws} in one argument.
+// Replaces {node}, {root}, {build}, {uws}, {tlsKey} and {tlsCert} in one argument; the last two stay as they are
+// when the arm has no TLS files.
 function fill(text, arm) {
   return text.replaceAll('{node}', process.execPath).replaceAll('{root}', arm.root)
-    .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE);
+    .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE)
+    .replaceAll('{tlsKey}', arm.tls?.key ?? '{tlsKey}').replaceAll('{tlsCert}', arm.tls?.cert ?? '{tlsCert}');
 }
+
+const TLS_PLACEHOLDER = /\{tls(Key|Cert)\}/;
 
 const requireChecks = new Map();
 
@@ -41,10 +46,11 @@ function requireProblem(spec, dir) {
 
 // The command of a --vs "<command>" arm for one scenario: {scenario} is the scenario's name (http/hello-world),
 // {name} its last part (hello-world), {port} a free port the runner picks (then the server need not print
-// "listening on"); without {port}, "--port 0" is appended.
+// "listening on"); without {port}, "--port 0" is appended. {tlsKey} and {tlsCert} are the run's TLS files.
 function commandServer(arm, scenario) {
   let text = arm.command.replaceAll('{scenario}', scenario.name)
-    .replaceAll('{name}', scenario.name.split('/').pop());
+    .replaceAll('{name}', scenario.name.split('/').pop())
+    .replaceAll('{tlsKey}', arm.tls?.key ?? '{tlsKey}').replaceAll('{tlsCert}', arm.tls?.cert ?? '{tlsCert}');
   const fixedPort = text.includes('{port}');
   if (!fixedPort) text += ` ${PORT_ARGS.join(' ')}`;
   return { argv: ['sh', '-c', `exec ${text}`], cwd: arm.root, fixedPort };
@@ -56,6 +62,9 @@ function serverFor(arm, scenario) {
   const entry = scenario.servers[arm.impl];
   if (!entry) return { skip: `${scenario.name} has no ${arm.impl} server` };
   const argv = [...entry.command.map((part) => fill(part, arm)), ...PORT_ARGS];
+  if (argv.some((part) => TLS_PLACEHOLDER.test(part))) {
+    return { skip: `${arm.side}: ${scenario.name} needs the run's TLS key and certificate, which openssl did not make` };
+  }
   const script = argv.find((part) => part.endsWith('.js'));
   if (script && !fs.existsSync(script)) return { skip: `${arm.side}: ${path.relative(arm.root, script)} is missing` };
   if (!script && !fs.existsSync(argv[0])) return { skip: `${arm.side}: ${argv[0]} was not built` };

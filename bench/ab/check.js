@@ -3,11 +3,13 @@
 // have the same status, body and the headers the scenario names (compareHeaders). A server that answers
 // differently would make the comparison meaningless, so the run stops and shows the difference.
 //
-// HTTP requests are sent with node:http on a fresh connection. For ws/echo-* scenarios the check is one echo
+// HTTP requests are sent with node:http (node:https for a TLS scenario, accepting the self-signed certificate the
+// runner made) on a fresh connection. For ws/echo-* scenarios the check is one echo
 // through lwload (`-c 1 -n 1`), which compares the echo with the message byte for byte; for ws/fanout, one window
 // of messages to a few subscribers (`-c 4 -n 32`: 8 messages, each received whole and in order by all four).
 const fs = require('node:fs');
 const http = require('node:http');
+const https = require('node:https');
 const { loadArgs, runLoad, errorCount } = require('./load');
 
 const CHECK_TIMEOUT_MS = 10000;
@@ -21,12 +23,13 @@ const BODY_EXCERPT_BYTES = 200;
 
 // Resolves to { status, headers, body } for one request of scenario to 127.0.0.1:port.
 function requestOnce(scenario, port) {
-  const { method, path, headers, bodyFile } = scenario.request;
+  const { method, path, headers, bodyFile, tls } = scenario.request;
   const body = bodyFile ? fs.readFileSync(bodyFile) : null;
   return new Promise((resolve, reject) => {
-    const request = http.request(
+    const request = (tls ? https : http).request(
       { host: '127.0.0.1', port, method, path, agent: false, timeout: CHECK_TIMEOUT_MS,
-        headers: body ? { ...headers, 'Content-Length': body.length } : headers },
+        headers: body ? { ...headers, 'Content-Length': body.length } : headers,
+        ...(tls ? { rejectUnauthorized: false } : {}) },
       (response) => {
         const chunks = [];
         response.on('data', (chunk) => chunks.push(chunk));

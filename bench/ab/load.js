@@ -10,7 +10,8 @@ const LOAD_GRACE_MS = 30000;
 const LOAD_OUTPUT_BYTES = 1 << 20;
 
 // The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given. Modes:
-// 'http', 'ws' (echo) and 'fanout' (connections are the subscribers; requests count deliveries).
+// 'http', 'ws' (echo) and 'fanout' (connections are the subscribers; requests count deliveries); a scenario with
+// request.tls is loaded over https:// or wss://.
 function loadArgs(scenario, port, { seconds = null, requests = null, connections = null } = {}) {
   const request = scenario.request;
   const args = [request.mode, '-c', String(connections ?? scenario.connections)];
@@ -20,13 +21,13 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
   if (request.mode === 'ws' || request.mode === 'fanout') {
     args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
     if (request.mode === 'fanout') args.push('--window', String(request.window));
-    args.push(`ws://127.0.0.1:${port}${request.path}`);
+    args.push(`${request.tls ? 'wss' : 'ws'}://127.0.0.1:${port}${request.path}`);
     return args;
   }
   if (scenario.pipeline !== 1) args.push('-p', String(scenario.pipeline));
   if (request.method !== 'GET') args.push('-m', request.method);
   if (request.bodyFile) args.push('--body-file', request.bodyFile);
-  args.push(`http://127.0.0.1:${port}${request.path}`);
+  args.push(`${request.tls ? 'https' : 'http'}://127.0.0.1:${port}${request.path}`);
   return args;
 }
 

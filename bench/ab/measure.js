@@ -140,10 +140,20 @@ async function measureScenario(ctx, scenario, scenarioIndex) {
   const { settings, progress } = ctx;
   const started = {};
   const rounds = [];
+  let unavailable = null;
   try {
     for (const copy of COPIES) {
-      started[copy] = await startCopy(servers[parseCopy(copy).side], copy, scenario, settings.serverCpu);
+      try {
+        started[copy] = await startCopy(servers[parseCopy(copy).side], copy, scenario, settings.serverCpu);
+      } catch (error) {
+        // A server that cannot run here at all (an SSLApp that throws) skips the scenario; any other failure to
+        // start stops the run.
+        if (!error.unavailable) throw error;
+        unavailable = `${parseCopy(copy).side}: ${error.message.trim().split('\n').slice(-1)[0]}`;
+        break;
+      }
     }
+    if (unavailable !== null) return { name: scenario.name, status: 'skipped', reason: unavailable };
     await checkAnswers(scenario, COPIES.map((copy) => ({ copy, port: started[copy].port })), { lwload: ctx.lwload });
     const step = (round, copy, position) => progress.step({ scenarioIndex, scenarioCount: ctx.scenarioCount,
       scenario: scenario.name, round, rounds: settings.rounds, copy, position });

@@ -71,8 +71,8 @@ async function main(argv) {
   const outDir = path.resolve(settings.out ?? defaultOutDir());
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lw-ab-'));
   try {
-    const { base, head, lwload } = prepareArms(settings, { implementations: IMPLEMENTATIONS, tmpDir,
-      note: (text) => progress.note(text) });
+    const { base, head, lwload } = prepareArms(settings, { implementations: IMPLEMENTATIONS, scenarios: SCENARIOS,
+      tmpDir, note: (text) => progress.note(text) });
     progress.note(`base: ${base.label}\nhead: ${head.label}`);
     const run = { date: new Date().toISOString(), settings: { ...settings, outDir }, machine: machine(),
       base: { label: base.label, ref: base.ref ?? null, sha: base.sha ?? null, impl: base.impl ?? null },

@@ -5,8 +5,13 @@
 // waits for its "listening on <port>" line (or, for a command given a fixed port, for the port to accept
 // connections) within startTimeoutMs, and keeps draining its output so that a chatty server never blocks on
 // a full pipe. Every server started is stopped when the runner exits, however it exits (stopAllServers()).
+//
+// A server that exits with UNAVAILABLE_EXIT_STATUS before listening cannot run here at all (its module lacks what
+// the scenario needs); startServer() then rejects with an error whose `unavailable` is true, for the caller to skip
+// the scenario rather than stop the run.
 const net = require('node:net');
 const { spawn } = require('node:child_process');
+const { UNAVAILABLE_EXIT_STATUS } = require('../scenarios/js/common');
 
 // How long a server may take to print "listening on <port>"; valgrind needs far longer.
 const START_TIMEOUT_MS = 15000;
@@ -121,8 +126,10 @@ class Server {
         if (match) finish(null, Number(match[1]));
       });
       this.exited.then(({ code, signal }) => {
-        finish(new Error(`${this.label}: exited (${signal ?? `status ${code}`}) before listening` +
-          this.describeOutput()));
+        const error = new Error(`${this.label}: exited (${signal ?? `status ${code}`}) before listening` +
+          this.describeOutput());
+        error.unavailable = code === UNAVAILABLE_EXIT_STATUS;
+        finish(error);
       });
       if (fixedPort !== null) {
         const poll = async () => {

@@ -1,7 +1,8 @@
 'use strict';
 // Turning the settings into two ready arms and an lwload binary: resolving refs, checking commits out into
-// temporary worktrees under tmpDir, building what each arm's implementation needs (cached per commit), and
-// building lwload from the runner's own checkout, so that both arms are loaded by the same client.
+// temporary worktrees under tmpDir, building what each arm's implementation needs (cached per commit), building
+// lwload from the runner's own checkout, so that both arms are loaded by the same client, and making the TLS key
+// and certificate under tmpDir when a chosen scenario needs them (the same files for both arms).
 // cleanupWorktrees() removes every worktree made here; it is synchronous so that it can run on process exit.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -9,6 +10,7 @@ const { WORKTREE } = require('./args');
 const { spawnSync } = require('node:child_process');
 const { describeArm, fill } = require('./arms');
 const { buildCommit, buildWorkingTree, prepareCommit } = require('./build');
+const { makeTlsFiles, needsTls } = require('./tls');
 const { ensureUwsInstalled } = require('./uws');
 const git = require('./git');
 
@@ -30,8 +32,21 @@ function vsArm(vs, implementations) {
   return { side: 'base', kind: 'command', command: vs, root: git.RUNNER_ROOT };
 }
 
-// Resolves, checks out and builds both arms; returns { base, head, lwload }.
-function prepareArms(settings, { implementations, tmpDir, note }) {
+// The run's TLS files when one of the chosen scenarios needs them, else null; null too when openssl fails (the TLS
+// scenarios are then skipped, with the reason noted).
+function tlsFilesFor(settings, scenarios, tmpDir, note) {
+  const chosen = scenarios.filter((scenario) => settings.scenarios.includes(scenario.name) && scenario.enabled);
+  if (!needsTls(chosen)) return null;
+  try {
+    return makeTlsFiles(path.join(tmpDir, 'tls'));
+  } catch (error) {
+    note(`${error.message}; the TLS scenarios will be skipped`);
+    return null;
+  }
+}
+
+// Resolves, checks out and builds both arms; returns { base, head, lwload }. scenarios: the scenario table.
+function prepareArms(settings, { implementations, scenarios = [], tmpDir, note }) {
   const head = armFor('head', settings.head, settings.impl);
   const base = settings.vs !== null ? vsArm(settings.vs, implementations)
     : armFor('base', settings.base, settings.impl);
@@ -72,7 +87,9 @@ function prepareArms(settings, { implementations, tmpDir, note }) {
     const problem = ensureUwsInstalled(note);
     if (problem !== null) note(`uwebsockets could not be installed (${problem}); its scenarios will be skipped`);
   }
+  const tls = tlsFilesFor(settings, scenarios, tmpDir, note);
   for (const arm of [base, head]) {
+    arm.tls = tls;
     const prepare = arm.kind === 'command' ? null : implementations[arm.impl].prepare;
     if (prepare && !runPrepare(arm, prepare)) {
       note(`${arm.side}: ${prepare.command.slice(1).join(' ')} failed; ${arm.impl} may not load`);

@@ -4,13 +4,10 @@
 #include "LoadLimits.h"
 #include "WsHandshake.h"
 
-#include <cerrno>
 #include <cstring>
 #include <limits>
 
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace loopwire::lwload {
 
@@ -140,12 +137,39 @@ void FanoutWorker::open(Connection& c, std::int64_t now) {
         return;
     }
     c.wantWrite = result.inProgress;
-    if (!result.inProgress) startHandshake(c, now);
+    if (!result.inProgress) continueOpen(c, 0, now);
+}
+
+void FanoutWorker::continueOpen(Connection& c, std::uint32_t events, std::int64_t now) {
+    const OpenStep step = advanceOpen(c.fd, config_.tls, c.tls, events, stats_);
+    switch (step) {
+        case OpenStep::Ready:
+        case OpenStep::WantRead:
+        case OpenStep::WantWrite: {
+            const bool want = step == OpenStep::WantWrite;
+            if (want != c.wantWrite && !epoll_.modify(c.fd, want ? EPOLLOUT : EPOLLIN, &c)) {
+                ++stats_.errors.connect;
+                reopen(c, now, true);
+                return;
+            }
+            c.wantWrite = want;
+            if (step == OpenStep::Ready) startHandshake(c, now);
+            return;
+        }
+        case OpenStep::ConnectFailed:
+            ++stats_.errors.connect;
+            break;
+        case OpenStep::TlsFailed:
+            ++stats_.errors.tls;
+            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+            break;
+    }
+    closeSocket(c);
+    c.retryAtNs = now + limits::kReconnectBackoffNs;
 }
 
 void FanoutWorker::closeSocket(Connection& c) {
-    if (c.fd >= 0) close(c.fd);
-    c.fd = -1;
+    closeStream(c.fd, c.tls);
     ++c.generation;
     if (c.publisher) {
         // What happens to the messages in flight is unknown: they are written off, and any that still arrive are
@@ -193,7 +217,7 @@ void FanoutWorker::flush(Connection& c, std::int64_t now) {
     if (c.state == State::Handshake || c.state == State::Open) {
         // Only the publisher has a message frame; a subscriber sends control frames alone.
         bool noFrame = false;
-        result = c.ws.flush(c.fd, c.state == State::Handshake, frame_.data(), frame_.size(), frameOffset_,
+        result = c.ws.flush(c.fd, c.tls, c.state == State::Handshake, frame_.data(), frame_.size(), frameOffset_,
                             c.publisher ? frameWriting_ : noFrame);
     }
     if (result == SendResult::Failed) {
@@ -211,20 +235,7 @@ void FanoutWorker::flush(Connection& c, std::int64_t now) {
 void FanoutWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
     Connection& c = *static_cast<Connection*>(data);
     if (c.state == State::Connecting) {
-        const int error = takeSocketError(c.fd);
-        if (error != 0 || (events & (EPOLLERR | EPOLLHUP)) != 0) {
-            ++stats_.errors.connect;
-            closeSocket(c);
-            c.retryAtNs = now + limits::kReconnectBackoffNs;
-        } else {
-            c.wantWrite = false;
-            if (!epoll_.modify(c.fd, EPOLLIN, &c)) {
-                ++stats_.errors.connect;
-                reopen(c, now, true);
-            } else {
-                startHandshake(c, now);
-            }
-        }
+        continueOpen(c, events, now);
     } else if (c.state != State::Closed) {
         const std::uint32_t generation = c.generation;
         if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) onReadable(c);
@@ -235,15 +246,20 @@ void FanoutWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
 
 void FanoutWorker::onReadable(Connection& c) {
     const std::uint32_t generation = c.generation;
-    const bool open = readAvailable(c.fd, recvBuffer_.get(), stats_, [&](std::string_view data) {
+    const ReadEnd end = readAvailable(c.fd, c.tls, recvBuffer_.get(), stats_, [&](std::string_view data) {
         const std::int64_t now = monotonicNs();
         const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
         return ok && c.generation == generation;
     });
-    if (!open) {
+    if (end == ReadEnd::Drained) return;
+    // The end of the connection without a close frame, or a reset: either way the server dropped it.
+    if (end == ReadEnd::TlsFailed) {
+        ++stats_.errors.tls;
+        if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+    } else {
         ++stats_.errors.read;
-        reopen(c, monotonicNs(), true);
     }
+    reopen(c, monotonicNs(), true);
 }
 
 bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::int64_t now) {
@@ -348,7 +364,7 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
             case WsOpcode::Close: {
                 // A fan-out server has no reason to close: count it, answer it if nothing is half-sent, reconnect.
                 ++stats_.errors.read;
-                c.ws.replyToClose(c.fd, result.payload, c.publisher && frameWriting_);
+                c.ws.replyToClose(c.fd, c.tls, result.payload, c.publisher && frameWriting_);
                 reopen(c, now, true);
                 return false;
             }

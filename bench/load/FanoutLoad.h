@@ -18,6 +18,8 @@
 // written off and it reconnects; when the publisher is lost, every message in flight is written off and the
 // subscribers ignore any that still arrive.
 //
+// TLS (wss://, config.tls): every connection's TlsSession carries its bytes; joining includes the TLS handshake.
+//
 // Errors. A message that is missing (a later one came first), a duplicate, or one whose size, opcode or bytes
 // differ is a verify error; a data message to the publisher is a protocol error; a subscriber that has not
 // received a message --timeout after it was published is a timeout and is reconnected.
@@ -31,6 +33,7 @@
 
 #include "RunStats.h"
 #include "Socket.h"
+#include "Tls.h"
 #include "WorkerLoop.h"
 #include "WsClientState.h"
 
@@ -51,8 +54,9 @@ struct FanoutWorkerConfig {
     std::uint64_t messageBytes = 20;  // at least kCounterBytes
     bool text = false;
     std::uint32_t subscribers = 0;
-    std::uint32_t window = 8;  // messages in flight at most, 1 to limits::kMaxFanoutWindow
-    std::uint64_t seed = 1;    // for keys and masks
+    std::uint32_t window = 8;         // messages in flight at most, 1 to limits::kMaxFanoutWindow
+    std::uint64_t seed = 1;           // for keys and masks
+    const TlsContext* tls = nullptr;  // wss://: the TLS settings; outlives the worker. nullptr: ws://
     RunPlan plan;
 };
 
@@ -83,6 +87,7 @@ public:
     static constexpr std::size_t kCounterBytes = 8;
 
 private:
+    // Connecting covers the TCP connect and, with TLS, the TLS handshake; Handshake is the WebSocket upgrade.
     enum class State : std::uint8_t { Closed, Connecting, Handshake, Open };
 
     struct Connection {
@@ -100,6 +105,7 @@ private:
         std::uint64_t received = 0;      // subscriber: payload bytes of the message being received
         std::uint8_t counter[kCounterBytes] = {};  // subscriber: the counter bytes of the message being received
         WsClientState ws;                          // handshake, waiting control frame, parser, mask
+        TlsSession tls;                            // active on a wss:// connection once its TCP connect completed
     };
 
     // A message in flight: window_[counter % window].
@@ -113,6 +119,7 @@ private:
     void setState(Connection& c, State state) noexcept;
     void openDue(std::int64_t now);
     void open(Connection& c, std::int64_t now);
+    void continueOpen(Connection& c, std::uint32_t events, std::int64_t now);
     void closeSocket(Connection& c);
     void reopen(Connection& c, std::int64_t now, bool backoff);
     void startHandshake(Connection& c, std::int64_t now);

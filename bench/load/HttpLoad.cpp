@@ -2,12 +2,9 @@
 
 #include "Clock.h"
 #include "LoadLimits.h"
-
-#include <cerrno>
+#include "Stream.h"
 
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace loopwire::lwload {
 
@@ -47,34 +44,53 @@ void HttpWorker::open(Connection& c, std::int64_t now) {
     }
     c.fd = result.fd;
     c.sentNs = now;
-    if (result.inProgress) {
-        c.state = State::Connecting;
-        c.wantWrite = true;
-        if (!epoll_.add(c.fd, EPOLLOUT, &c)) {
-            ++stats_.errors.connect;
-            closeSocket(c);
-            c.retryAtNs = now + limits::kReconnectBackoffNs;
-        }
-        return;
-    }
-    if (!epoll_.add(c.fd, EPOLLIN, &c)) {
+    c.openedNs = now;
+    c.state = State::Connecting;
+    c.wantWrite = result.inProgress;
+    if (!epoll_.add(c.fd, result.inProgress ? EPOLLOUT : EPOLLIN, &c)) {
         ++stats_.errors.connect;
         closeSocket(c);
         c.retryAtNs = now + limits::kReconnectBackoffNs;
         return;
     }
-    onConnected(c, now);
+    if (!result.inProgress) continueOpen(c, 0, now);
+}
+
+void HttpWorker::continueOpen(Connection& c, std::uint32_t events, std::int64_t now) {
+    const OpenStep step = advanceOpen(c.fd, config_.tls, c.tls, events, stats_);
+    switch (step) {
+        case OpenStep::Ready:
+        case OpenStep::WantRead:
+        case OpenStep::WantWrite: {
+            const bool want = step == OpenStep::WantWrite;
+            if (want != c.wantWrite && !epoll_.modify(c.fd, want ? EPOLLOUT : EPOLLIN, &c)) {
+                ++stats_.errors.connect;
+                reopen(c, now, true);
+                return;
+            }
+            c.wantWrite = want;
+            if (step == OpenStep::Ready) onConnected(c, now);
+            return;
+        }
+        case OpenStep::ConnectFailed:
+            ++stats_.errors.connect;
+            break;
+        case OpenStep::TlsFailed:
+            ++stats_.errors.tls;
+            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+            break;
+    }
+    closeSocket(c);
+    c.retryAtNs = now + limits::kReconnectBackoffNs;
 }
 
 void HttpWorker::onConnected(Connection& c, std::int64_t now) {
     c.state = State::Open;
-    c.wantWrite = false;
     issue(c, now);
 }
 
 void HttpWorker::closeSocket(Connection& c) {
-    if (c.fd >= 0) close(c.fd);  // closing also removes it from the epoll set
-    c.fd = -1;
+    closeStream(c.fd, c.tls);
     ++c.generation;
     c.state = State::Closed;
     c.wantWrite = false;
@@ -96,6 +112,13 @@ void HttpWorker::reopen(Connection& c, std::int64_t now, bool backoff) {
     open(c, now);
 }
 
+void HttpWorker::startOver(Connection& c, std::int64_t now) {
+    // --reconnect: the connection has done its work. Not counted in reconnects, which are the reopenings that the
+    // server or an error caused.
+    closeSocket(c);
+    if (running_) open(c, now);
+}
+
 void HttpWorker::issue(Connection& c, std::int64_t now) {
     std::uint32_t count = config_.pipeline;
     if (plan_.requestBudget != 0 && measuring_) {
@@ -112,47 +135,24 @@ void HttpWorker::issue(Connection& c, std::int64_t now) {
 }
 
 void HttpWorker::flush(Connection& c, std::int64_t now) {
-    while (c.writeOffset < c.writeLength) {
-        const ssize_t n = send(c.fd, config_.requestBatch.data() + c.writeOffset, c.writeLength - c.writeOffset,
-                               MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            c.writeOffset += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!c.wantWrite) {
-                c.wantWrite = true;
-                epoll_.modify(c.fd, EPOLLIN | EPOLLOUT, &c);
-            }
-            return;
-        }
+    const auto* batch = reinterpret_cast<const std::uint8_t*>(config_.requestBatch.data());
+    const SendResult result = sendSome(c.fd, c.tls, batch, c.writeLength, c.writeOffset);
+    if (result == SendResult::Failed) {
         ++stats_.errors.write;
         reopen(c, now, true);  // with a pause, so that a peer that resets every connection cannot spin us
         return;
     }
-    if (c.wantWrite) {
-        c.wantWrite = false;
-        epoll_.modify(c.fd, EPOLLIN, &c);
+    const bool want = result == SendResult::Blocked;
+    if (want != c.wantWrite) {
+        c.wantWrite = want;
+        epoll_.modify(c.fd, want ? EPOLLIN | EPOLLOUT : EPOLLIN, &c);
     }
 }
 
 void HttpWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
     Connection& c = *static_cast<Connection*>(data);
     if (c.state == State::Connecting) {
-        const int error = takeSocketError(c.fd);
-        if (error != 0 || (events & (EPOLLERR | EPOLLHUP)) != 0) {
-            ++stats_.errors.connect;
-            closeSocket(c);
-            c.retryAtNs = now + limits::kReconnectBackoffNs;
-            return;
-        }
-        if (!epoll_.modify(c.fd, EPOLLIN, &c)) {
-            ++stats_.errors.connect;
-            reopen(c, now, true);
-            return;
-        }
-        onConnected(c, now);
+        continueOpen(c, events, now);
         return;
     }
     if (c.state != State::Open) return;
@@ -166,26 +166,24 @@ void HttpWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
 
 void HttpWorker::onReadable(Connection& c) {
     const std::uint32_t generation = c.generation;
-    for (;;) {
-        const ssize_t n = read(c.fd, recvBuffer_.get(), limits::kRecvBufferBytes);
-        if (n > 0) {
-            stats_.bytesRead += static_cast<std::uint64_t>(n);
-            const std::int64_t now = monotonicNs();
-            if (!onData(c, std::string_view(recvBuffer_.get(), static_cast<std::size_t>(n)), now)) return;
-            if (c.generation != generation) return;
-            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return;
-            continue;  // the buffer was filled: there may be more
-        }
-        if (n == 0) {
+    const ReadEnd end = readAvailable(c.fd, c.tls, recvBuffer_.get(), stats_, [&](std::string_view data) {
+        return onData(c, data, monotonicNs()) && c.generation == generation;
+    });
+    switch (end) {
+        case ReadEnd::Drained:
+            return;
+        case ReadEnd::Closed:
             onEof(c, monotonicNs());
             return;
-        }
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        ++stats_.errors.read;
-        reopen(c, monotonicNs(), true);
-        return;
+        case ReadEnd::Failed:
+            ++stats_.errors.read;
+            break;
+        case ReadEnd::TlsFailed:
+            ++stats_.errors.tls;
+            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+            break;
     }
+    reopen(c, monotonicNs(), true);
 }
 
 bool HttpWorker::onData(Connection& c, std::string_view data, std::int64_t now) {
@@ -205,11 +203,21 @@ bool HttpWorker::onData(Connection& c, std::string_view data, std::int64_t now) 
         countResponse(c, now);
         if (!keepAlive) {
             // The server closes after this response; requests pipelined behind it are not answered.
-            reopen(c, now, false);
+            if (config_.reconnect) {
+                startOver(c, now);
+            } else {
+                reopen(c, now, false);
+            }
             return false;
         }
     }
-    if (c.pending == 0) issue(c, now);
+    if (c.pending == 0) {
+        if (config_.reconnect) {
+            startOver(c, now);
+            return false;
+        }
+        issue(c, now);
+    }
     return true;
 }
 
@@ -221,7 +229,9 @@ void HttpWorker::countResponse(Connection& c, std::int64_t now) {
     if (plan_.requestBudget != 0 && measuring_ && stats_.requests >= plan_.requestBudget) return;
     ++stats_.requests;
     if (status < 200 || status > 299) ++stats_.non2xx;
-    stats_.latency.record(static_cast<std::uint64_t>(now - c.sentNs));
+    // With --reconnect, from the connect: the TCP and TLS handshakes are part of what each request costs.
+    const std::int64_t since = config_.reconnect ? c.openedNs : c.sentNs;
+    stats_.latency.record(static_cast<std::uint64_t>(now - since));
 }
 
 void HttpWorker::onEof(Connection& c, std::int64_t now) {

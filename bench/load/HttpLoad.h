@@ -5,6 +5,10 @@
 // "Connection: close" (or a body that runs to the end of the connection) is counted, then the connection is
 // reopened at once. Latency is the time from writing a batch to the end of each of its responses.
 //
+// With TLS (https://, config.tls) the connection's TlsSession carries every byte, and a connection is open once its
+// handshake is done. With `reconnect`, each connection is closed once its batch is answered and a new one opened:
+// connect, handshake, batch, close, again; latency then runs from the connect.
+//
 // Errors (see ErrorCounts) close the connection; it is reopened after kReconnectBackoffNs, so that a server that
 // refuses, resets or garbles every connection is not hammered in a busy loop. A timed-out connection is reopened
 // at once. Requests lost with a connection are not counted; in a --requests run they are sent again.
@@ -19,6 +23,7 @@
 #include "ResponseParser.h"
 #include "RunStats.h"
 #include "Socket.h"
+#include "Tls.h"
 #include "WorkerLoop.h"
 
 #include <cstdint>
@@ -33,8 +38,10 @@ struct HttpWorkerConfig {
     std::string_view requestBatch;  // `pipeline` copies of the request, back to back; outlives the worker
     std::size_t requestBytes = 0;   // the size of one request
     std::uint32_t pipeline = 1;
-    std::uint32_t connections = 0;  // this worker's share
-    bool headRequest = false;       // the method is HEAD: responses have no body
+    std::uint32_t connections = 0;    // this worker's share
+    bool headRequest = false;         // the method is HEAD: responses have no body
+    bool reconnect = false;           // close each connection once its batch is answered, and open a new one
+    const TlsContext* tls = nullptr;  // https://: the TLS settings; outlives the worker. nullptr: http://
     RunPlan plan;
 };
 
@@ -55,6 +62,7 @@ public:
     void sweep(std::int64_t now);
 
 private:
+    // Connecting covers the TCP connect and, with TLS, the handshake.
     enum class State : std::uint8_t { Closed, Connecting, Open };
 
     struct Connection {
@@ -66,13 +74,17 @@ private:
         std::size_t writeOffset = 0;
         std::size_t writeLength = 0;
         std::int64_t sentNs = 0;     // when the batch was written (when connecting: when the connect began)
+        std::int64_t openedNs = 0;   // when the connect began
         std::int64_t retryAtNs = 0;  // State::Closed: when to connect again
         ResponseParser parser;
+        TlsSession tls;  // active on an https:// connection once its TCP connect has completed
     };
 
     void open(Connection& c, std::int64_t now);
     void closeSocket(Connection& c);
     void reopen(Connection& c, std::int64_t now, bool backoff);
+    void startOver(Connection& c, std::int64_t now);
+    void continueOpen(Connection& c, std::uint32_t events, std::int64_t now);
     void onConnected(Connection& c, std::int64_t now);
     void onReadable(Connection& c);
     bool onData(Connection& c, std::string_view data, std::int64_t now);

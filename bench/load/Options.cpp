@@ -85,9 +85,9 @@ bool validMethod(std::string_view method) {
 const char* usageText() noexcept {
     return R"(lwload: HTTP/1.1 and WebSocket load generator (one JSON line of results on stdout)
 
-usage: lwload http   [options] http://127.0.0.1:PORT/path
-       lwload ws     [options] ws://127.0.0.1:PORT/path
-       lwload fanout [options] ws://127.0.0.1:PORT/path
+usage: lwload http   [options] http://127.0.0.1:PORT/path     (or https://)
+       lwload ws     [options] ws://127.0.0.1:PORT/path       (or wss://)
+       lwload fanout [options] ws://127.0.0.1:PORT/path       (or wss://)
 
 common options:
   -c, --connections N   connections, spread over the threads (default 100)
@@ -102,11 +102,18 @@ common options:
       --allow-remote    allow a target that is not a loopback address
   -h, --help            this text
 
+TLS options (https://, wss://; the server's certificate is not checked unless --cacert is given):
+      --cacert PATH     verify the server's certificate, and that it names the URL's host, against PATH (PEM)
+      --tls-resume on|off
+                        offer the session of a connection's last handshake when it is reopened (default on)
+
 http options:
   -p, --pipeline N      requests written back to back per connection (default 1)
   -m, --method M        request method (default GET)
       --body-file PATH  request body from a file (adds Content-Length)
       --body-size N     request body of N bytes, e.g. 1k (adds Content-Length)
+      --reconnect       one connection per request (batch): connect, TLS handshake, request, response, close,
+                        and again; latency then includes the connect and the handshake
 
 ws and fanout options:
   -s, --size N          message size in bytes, e.g. 20 or 4k (default 20; fanout: at least 8)
@@ -164,6 +171,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     bool sizeGiven = false;
     bool kindGiven = false;
     bool windowGiven = false;
+    bool tlsResumeGiven = false;
     for (; i < argc; ++i) {
         std::string_view arg = argv[i];
         std::string_view value;
@@ -197,6 +205,15 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             return outcome;
         } else if (flag("", "--allow-remote")) {
             o.allowRemote = true;
+        } else if (flag("", "--reconnect")) {
+            o.reconnect = true;
+        } else if (flag("", "--tls-resume")) {
+            if (!next(v) || (v != "on" && v != "off")) return fail("--tls-resume takes on or off");
+            o.tlsResume = v == "on";
+            tlsResumeGiven = true;
+        } else if (flag("", "--cacert")) {
+            if (!next(v) || v.empty()) return fail("--cacert takes the path of a PEM file");
+            o.caFile = std::string(v);
         } else if (flag("", "--text")) {
             o.text = true;
             kindGiven = true;
@@ -278,13 +295,19 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     if (o.url.empty()) return fail("missing URL");
     std::string error;
     if (!parseUrl(o.url, o.target, error)) return fail(error);
-    if (o.mode == LoadMode::Http && o.target.scheme != Scheme::Http) return fail("lwload http takes an http:// URL");
+    if (o.mode == LoadMode::Http && o.target.scheme != Scheme::Http) {
+        return fail("lwload http takes an http:// or https:// URL");
+    }
     if (o.mode == LoadMode::WebSocket && o.target.scheme != Scheme::WebSocket) {
-        return fail("lwload ws takes a ws:// URL");
+        return fail("lwload ws takes a ws:// or wss:// URL");
     }
     if (o.mode == LoadMode::Fanout && o.target.scheme != Scheme::WebSocket) {
-        return fail("lwload fanout takes a ws:// URL");
+        return fail("lwload fanout takes a ws:// or wss:// URL");
     }
+    if (!o.target.tls && (!o.caFile.empty() || tlsResumeGiven)) {
+        return fail("--cacert and --tls-resume are for https:// and wss:// URLs");
+    }
+    if (o.mode != LoadMode::Http && o.reconnect) return fail("--reconnect is for http");
     if (!o.allowRemote && !isLoopbackHost(o.target.host)) {
         return fail("refusing to load " + o.target.host +
                     ": only loopback targets (127.0.0.0/8, ::1, localhost) unless --allow-remote is given");

@@ -20,6 +20,10 @@ struct LoadOptions {
     TargetUrl target;
     bool allowRemote = false;
 
+    // TLS (https://, wss://).
+    std::string caFile;     // --cacert: verify the server's certificate against it; empty: no verification
+    bool tlsResume = true;  // --tls-resume: offer a connection's last session when it is reopened
+
     std::uint32_t connections = 100;
     std::uint32_t threads = 1;
     double durationSeconds = 10.0;  // measured time; the time limit of a --requests run when given
@@ -35,6 +39,7 @@ struct LoadOptions {
     std::string bodyFile;              // --body-file, read by main()
     std::uint64_t bodySize = 0;        // --body-size
     bool hasBody = false;
+    bool reconnect = false;  // --reconnect: close the connection after each batch's responses and open a new one
 
     // WebSocket (ws and fanout).
     std::uint64_t messageBytes = 20;

@@ -12,12 +12,15 @@ void RunStats::merge(const RunStats& other) noexcept {
     non2xx += other.non2xx;
     bytesRead += other.bytesRead;
     reconnects += other.reconnects;
+    tlsHandshakes += other.tlsHandshakes;
+    tlsResumed += other.tlsResumed;
     errors.connect += other.errors.connect;
     errors.read += other.errors.read;
     errors.write += other.errors.write;
     errors.protocol += other.errors.protocol;
     errors.timeout += other.errors.timeout;
     errors.verify += other.errors.verify;
+    errors.tls += other.errors.tls;
     latency.merge(other.latency);
 }
 
@@ -26,6 +29,8 @@ void RunStats::reset() noexcept {
     non2xx = 0;
     bytesRead = 0;
     reconnects = 0;
+    tlsHandshakes = 0;
+    tlsResumed = 0;
     errors = ErrorCounts{};
     latency.reset();
 }
@@ -75,6 +80,7 @@ std::string formatJson(const RunReport& report) {
     out.append("\"");
     appendFormat(out, ",\"connections\":%" PRIu32 ",\"threads\":%" PRIu32 ",\"pipeline\":%" PRIu32, report.connections,
                  report.threads, report.pipeline);
+    if (report.reconnect) out.append(",\"reconnect\":true");
     if (std::string_view(report.mode) != "http") {
         appendFormat(out, ",\"message_bytes\":%" PRIu64 ",\"message_type\":\"%s\"", report.messageBytes,
                      report.text ? "text" : "binary");
@@ -83,9 +89,16 @@ std::string formatJson(const RunReport& report) {
                  report.durationSeconds, s.requests, rps, s.non2xx);
     appendFormat(out,
                  ",\"errors\":{\"connect\":%" PRIu64 ",\"read\":%" PRIu64 ",\"write\":%" PRIu64 ",\"protocol\":%" PRIu64
-                 ",\"timeout\":%" PRIu64 ",\"verify\":%" PRIu64 "}",
-                 s.errors.connect, s.errors.read, s.errors.write, s.errors.protocol, s.errors.timeout, s.errors.verify);
+                 ",\"timeout\":%" PRIu64 ",\"verify\":%" PRIu64 ",\"tls\":%" PRIu64 "}",
+                 s.errors.connect, s.errors.read, s.errors.write, s.errors.protocol, s.errors.timeout, s.errors.verify,
+                 s.errors.tls);
     appendFormat(out, ",\"reconnects\":%" PRIu64 ",\"bytes_read\":%" PRIu64, s.reconnects, s.bytesRead);
+    if (report.tls) {
+        const double handshakeRate =
+            report.durationSeconds > 0.0 ? static_cast<double>(s.tlsHandshakes) / report.durationSeconds : 0.0;
+        appendFormat(out, ",\"tls\":{\"handshakes\":%" PRIu64 ",\"resumed\":%" PRIu64 ",\"handshakes_per_s\":%.1f}",
+                     s.tlsHandshakes, s.tlsResumed, handshakeRate);
+    }
     appendFormat(out, ",\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f,\"mean\":%.1f}",
                  microseconds(s.latency.percentile(50.0)), microseconds(s.latency.percentile(99.0)),
                  microseconds(s.latency.percentile(99.9)), microseconds(s.latency.max()), s.latency.mean() / 1000.0);

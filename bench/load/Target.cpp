@@ -25,17 +25,31 @@ bool isLoopbackIpv6(const in6_addr& a) noexcept {
 
 bool parseUrl(std::string_view url, TargetUrl& out, std::string& error) {
     out = TargetUrl{};
-    if (startsWithLower(url, "http://")) {
-        out.scheme = Scheme::Http;
-        url.remove_prefix(7);
-    } else if (startsWithLower(url, "ws://")) {
-        out.scheme = Scheme::WebSocket;
-        url.remove_prefix(5);
-    } else if (startsWithLower(url, "https://") || startsWithLower(url, "wss://")) {
-        error = "TLS is not supported: use http:// or ws://";
-        return false;
-    } else {
-        error = "the URL must start with http:// or ws://";
+    // The schemes, each with its default port.
+    struct KnownScheme {
+        std::string_view prefix;
+        Scheme scheme;
+        bool tls;
+        std::uint16_t port;
+    };
+    static constexpr KnownScheme kSchemes[] = {
+        {"http://", Scheme::Http, false, 80},
+        {"https://", Scheme::Http, true, 443},
+        {"ws://", Scheme::WebSocket, false, 80},
+        {"wss://", Scheme::WebSocket, true, 443},
+    };
+    bool known = false;
+    for (const KnownScheme& candidate : kSchemes) {
+        if (!startsWithLower(url, candidate.prefix)) continue;
+        out.scheme = candidate.scheme;
+        out.tls = candidate.tls;
+        out.port = candidate.port;
+        url.remove_prefix(candidate.prefix.size());
+        known = true;
+        break;
+    }
+    if (!known) {
+        error = "the URL must start with http://, https://, ws:// or wss://";
         return false;
     }
     const std::size_t fragment = url.find('#');

@@ -17,14 +17,15 @@ enum class Scheme : std::uint8_t { Http, WebSocket };
 
 struct TargetUrl {
     Scheme scheme = Scheme::Http;
-    std::string host;  // without the brackets of an IPv6 literal
-    std::uint16_t port = 80;
-    std::string path = "/";  // the request-target: path and query, never empty
-    std::string authority;   // host[:port] as written in the URL, for the Host header
+    bool tls = false;         // https:// or wss://
+    std::string host;         // without the brackets of an IPv6 literal
+    std::uint16_t port = 80;  // 443 by default with TLS
+    std::string path = "/";   // the request-target: path and query, never empty
+    std::string authority;    // host[:port] as written in the URL, for the Host header
 };
 
-// Parses "http://HOST[:PORT][/PATH][?QUERY]" or the same with "ws://". A fragment is dropped. Pure.
-// Returns false and sets error for anything else (https and wss included: lwload speaks no TLS).
+// Parses "http://HOST[:PORT][/PATH][?QUERY]" or the same with "https://", "ws://" or "wss://". A fragment is
+// dropped. Pure. Returns false and sets error for anything else.
 bool parseUrl(std::string_view url, TargetUrl& out, std::string& error);
 
 // An IPv4 literal in 127.0.0.0/8, the IPv6 literal ::1, or an IPv4-mapped IPv6 literal of a 127/8 address. Pure.

@@ -1,24 +1,6 @@
 #include "WsClientState.h"
 
-#include <cerrno>
-
-#include <sys/socket.h>
-
 namespace loopwire::lwload {
-
-SendResult sendSome(int fd, const std::uint8_t* data, std::size_t length, std::size_t& offset) noexcept {
-    while (offset < length) {
-        const ssize_t n = send(fd, data + offset, length - offset, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            offset += static_cast<std::size_t>(n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return SendResult::Blocked;
-        return SendResult::Failed;
-    }
-    return SendResult::Done;
-}
 
 void countRefusedHandshake(HandshakeError error, RunStats& stats, const char*& firstProtocolError) noexcept {
     if (error == HandshakeError::NotSwitching) {
@@ -32,6 +14,7 @@ void countRefusedHandshake(HandshakeError error, RunStats& stats, const char*& f
 void WsClientState::reset() noexcept {
     controlOffset = 0;
     controlLength = 0;
+    controlTried = false;
     handshakeOut.clear();
     handshakeIn.clear();
     parser.reset();
@@ -74,23 +57,25 @@ WsClientState::HeadRead WsClientState::readHandshake(std::string_view data) {
 void WsClientState::queueControl(WsOpcode op, std::string_view payload) noexcept {
     if (controlStarted()) return;
     controlOffset = 0;
+    controlTried = false;
     controlLength = writeClientControlFrame(control, op, payload, mask);
 }
 
-SendResult WsClientState::flush(int fd, bool handshaking, const std::uint8_t* frame, std::size_t frameSize,
-                                std::size_t& frameOffset, bool& frameWriting) noexcept {
+SendResult WsClientState::flush(int fd, TlsSession& tls, bool handshaking, const std::uint8_t* frame,
+                                std::size_t frameSize, std::size_t& frameOffset, bool& frameWriting) noexcept {
     if (handshaking) {
-        return sendSome(fd, reinterpret_cast<const std::uint8_t*>(handshakeOut.data()), handshakeOut.size(),
+        return sendSome(fd, tls, reinterpret_cast<const std::uint8_t*>(handshakeOut.data()), handshakeOut.size(),
                         handshakeOffset);
     }
     SendResult result = SendResult::Done;
     for (;;) {
         // Frames never interleave: a control frame begun is finished before the message frame resumes.
         if (!controlStarted() && frameWriting) {
-            result = sendSome(fd, frame, frameSize, frameOffset);
+            result = sendSome(fd, tls, frame, frameSize, frameOffset);
             if (result == SendResult::Done) frameWriting = false;
         } else if (controlWaiting()) {
-            result = sendSome(fd, control, controlLength, controlOffset);
+            result = sendSome(fd, tls, control, controlLength, controlOffset);
+            controlTried = result != SendResult::Done;
             if (result == SendResult::Done) controlOffset = controlLength = 0;
         } else {
             break;
@@ -100,11 +85,12 @@ SendResult WsClientState::flush(int fd, bool handshaking, const std::uint8_t* fr
     return result;
 }
 
-void WsClientState::replyToClose(int fd, std::string_view payload, bool frameBusy) const noexcept {
+void WsClientState::replyToClose(int fd, TlsSession& tls, std::string_view payload, bool frameBusy) const noexcept {
     if (frameBusy || controlWaiting()) return;
     std::uint8_t reply[kMaxControlFrameBytes];
     const std::size_t n = writeClientControlFrame(reply, WsOpcode::Close, payload.substr(0, 2), mask);
-    [[maybe_unused]] const ssize_t ignored = send(fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    std::size_t sent = 0;
+    sendSome(fd, tls, reply, n, sent);
 }
 
 }  // namespace loopwire::lwload

@@ -9,50 +9,22 @@
 #include "LoadLimits.h"
 #include "RunStats.h"
 #include "Socket.h"
+#include "Stream.h"
+#include "Tls.h"
 #include "WsFrameParser.h"
 #include "WsFrameWriter.h"
 #include "WsHandshake.h"
 
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include <unistd.h>
-
 namespace loopwire::lwload {
-
-// What a non-blocking send loop ended with.
-enum class SendResult : std::uint8_t { Done, Blocked, Failed };
-
-// Sends data[offset, length) on fd until it is all gone (Done), the socket is full (Blocked) or broken (Failed);
-// offset advances by what was sent.
-SendResult sendSome(int fd, const std::uint8_t* data, std::size_t length, std::size_t& offset) noexcept;
 
 // Counts an upgrade the server refused (a status other than 101: non2xx) or got wrong (a protocol error), and
 // keeps the name of the first such error.
 void countRefusedHandshake(HandshakeError error, RunStats& stats, const char*& firstProtocolError) noexcept;
-
-// Reads fd until it has nothing more, handing each read's bytes to onBytes(std::string_view), which returns false
-// to stop (the connection was reopened or must not be read further). Counts the bytes. Returns false when the
-// peer ended the connection or it broke: the caller counts a read error and reopens.
-template <typename OnBytes>
-bool readAvailable(int fd, char* buffer, RunStats& stats, OnBytes&& onBytes) {
-    for (;;) {
-        const ssize_t n = read(fd, buffer, limits::kRecvBufferBytes);
-        if (n > 0) {
-            stats.bytesRead += static_cast<std::uint64_t>(n);
-            if (!onBytes(std::string_view(buffer, static_cast<std::size_t>(n)))) return true;
-            if (static_cast<std::size_t>(n) < limits::kRecvBufferBytes) return true;
-            continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-        // The end of the connection without a close frame, or a reset: either way the server dropped it.
-        return false;
-    }
-}
 
 struct WsClientState {
     // What readHandshake() found.
@@ -65,6 +37,9 @@ struct WsClientState {
     std::uint8_t mask[4] = {};
     std::size_t controlOffset = 0;
     std::size_t controlLength = 0;
+    // A send of the control frame was tried and did not finish. With TLS that commits it even when no byte was
+    // reported sent (OpenSSL sealed it in a record that must go out before anything else).
+    bool controlTried = false;
     std::uint8_t control[kMaxControlFrameBytes] = {};
     std::string handshakeOut;
     std::size_t handshakeOffset = 0;
@@ -80,22 +55,25 @@ struct WsClientState {
     // Appends bytes of the response head and, once it is complete, checks it.
     HeadRead readHandshake(std::string_view data);
 
-    // A control frame is partly sent (the message frame must not start before it ends).
-    bool controlStarted() const noexcept { return controlOffset > 0 && controlOffset < controlLength; }
+    // A control frame is partly sent, or its send was tried and blocked: the message frame must not start (or
+    // resume) before it ends, and it may no longer be replaced.
+    bool controlStarted() const noexcept {
+        return controlOffset < controlLength && (controlOffset > 0 || controlTried);
+    }
     bool controlWaiting() const noexcept { return controlOffset < controlLength; }
     // Queues a control frame. One waits at a time; a newer one replaces an unsent one (RFC 6455 section 5.5.3
     // allows answering only the latest ping), but one already begun is finished.
     void queueControl(WsOpcode op, std::string_view payload) noexcept;
 
-    // Sends what waits on fd: the upgrade request while handshaking; once open, the waiting control frame and the
-    // message frame [frame, frame + frameSize) from frameOffset while frameWriting (cleared when it is all sent),
-    // never interleaving the two.
-    SendResult flush(int fd, bool handshaking, const std::uint8_t* frame, std::size_t frameSize,
+    // Sends what waits on fd (through tls when it is active): the upgrade request while handshaking; once open, the
+    // waiting control frame and the message frame [frame, frame + frameSize) from frameOffset while frameWriting
+    // (cleared when it is all sent), never interleaving the two.
+    SendResult flush(int fd, TlsSession& tls, bool handshaking, const std::uint8_t* frame, std::size_t frameSize,
                      std::size_t& frameOffset, bool& frameWriting) noexcept;
 
     // Answers a server's close frame with payload's code, unless a frame is partly sent (frameBusy, or a control
     // frame): a best-effort, non-blocking send before the connection is dropped.
-    void replyToClose(int fd, std::string_view payload, bool frameBusy) const noexcept;
+    void replyToClose(int fd, TlsSession& tls, std::string_view payload, bool frameBusy) const noexcept;
 };
 
 }  // namespace loopwire::lwload

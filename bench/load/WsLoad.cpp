@@ -4,12 +4,9 @@
 #include "LoadLimits.h"
 #include "WsHandshake.h"
 
-#include <cerrno>
 #include <cstring>
 
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace loopwire::lwload {
 
@@ -74,12 +71,39 @@ void WsWorker::open(Connection& c, std::int64_t now) {
         return;
     }
     c.wantWrite = result.inProgress;
-    if (!result.inProgress) startHandshake(c, now);
+    if (!result.inProgress) continueOpen(c, 0, now);
+}
+
+void WsWorker::continueOpen(Connection& c, std::uint32_t events, std::int64_t now) {
+    const OpenStep step = advanceOpen(c.fd, config_.tls, c.tls, events, stats_);
+    switch (step) {
+        case OpenStep::Ready:
+        case OpenStep::WantRead:
+        case OpenStep::WantWrite: {
+            const bool want = step == OpenStep::WantWrite;
+            if (want != c.wantWrite && !epoll_.modify(c.fd, want ? EPOLLOUT : EPOLLIN, &c)) {
+                ++stats_.errors.connect;
+                reopen(c, now, true);
+                return;
+            }
+            c.wantWrite = want;
+            if (step == OpenStep::Ready) startHandshake(c, now);
+            return;
+        }
+        case OpenStep::ConnectFailed:
+            ++stats_.errors.connect;
+            break;
+        case OpenStep::TlsFailed:
+            ++stats_.errors.tls;
+            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+            break;
+    }
+    closeSocket(c);
+    c.retryAtNs = now + limits::kReconnectBackoffNs;
 }
 
 void WsWorker::closeSocket(Connection& c) {
-    if (c.fd >= 0) close(c.fd);
-    c.fd = -1;
+    closeStream(c.fd, c.tls);
     ++c.generation;
     c.state = State::Closed;
     c.wantWrite = false;
@@ -110,7 +134,7 @@ void WsWorker::startHandshake(Connection& c, std::int64_t now) {
 void WsWorker::flush(Connection& c, std::int64_t now) {
     SendResult result = SendResult::Done;
     if (c.state == State::Handshake || c.state == State::Open) {
-        result = c.ws.flush(c.fd, c.state == State::Handshake, c.frame.data(), c.frame.size(), c.frameOffset,
+        result = c.ws.flush(c.fd, c.tls, c.state == State::Handshake, c.frame.data(), c.frame.size(), c.frameOffset,
                             c.frameWriting);
     }
     if (result == SendResult::Failed) {
@@ -150,20 +174,7 @@ void WsWorker::sendMessage(Connection& c, std::int64_t now) {
 void WsWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
     Connection& c = *static_cast<Connection*>(data);
     if (c.state == State::Connecting) {
-        const int error = takeSocketError(c.fd);
-        if (error != 0 || (events & (EPOLLERR | EPOLLHUP)) != 0) {
-            ++stats_.errors.connect;
-            closeSocket(c);
-            c.retryAtNs = now + limits::kReconnectBackoffNs;
-            return;
-        }
-        c.wantWrite = false;
-        if (!epoll_.modify(c.fd, EPOLLIN, &c)) {
-            ++stats_.errors.connect;
-            reopen(c, now, true);
-            return;
-        }
-        startHandshake(c, now);
+        continueOpen(c, events, now);
         return;
     }
     if (c.state == State::Closed) return;
@@ -177,15 +188,20 @@ void WsWorker::onEvent(void* data, std::uint32_t events, std::int64_t now) {
 
 void WsWorker::onReadable(Connection& c) {
     const std::uint32_t generation = c.generation;
-    const bool open = readAvailable(c.fd, recvBuffer_.get(), stats_, [&](std::string_view data) {
+    const ReadEnd end = readAvailable(c.fd, c.tls, recvBuffer_.get(), stats_, [&](std::string_view data) {
         const std::int64_t now = monotonicNs();
         const bool ok = c.state == State::Handshake ? onHandshakeData(c, data, now) : onFrameData(c, data, now);
         return ok && c.generation == generation;
     });
-    if (!open) {
+    if (end == ReadEnd::Drained) return;
+    // The end of the connection without a close frame, or a reset: either way the server dropped it.
+    if (end == ReadEnd::TlsFailed) {
+        ++stats_.errors.tls;
+        if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+    } else {
         ++stats_.errors.read;
-        reopen(c, monotonicNs(), true);
     }
+    reopen(c, monotonicNs(), true);
 }
 
 bool WsWorker::onHandshakeData(Connection& c, std::string_view data, std::int64_t now) {
@@ -259,7 +275,7 @@ bool WsWorker::onFrameData(Connection& c, std::string_view data, std::int64_t no
             case WsOpcode::Close: {
                 // An echo server has no reason to close: count it, answer it if nothing is half-sent, and reconnect.
                 ++stats_.errors.read;
-                c.ws.replyToClose(c.fd, result.payload, c.frameWriting);
+                c.ws.replyToClose(c.fd, c.tls, result.payload, c.frameWriting);
                 reopen(c, now, true);
                 return false;
             }

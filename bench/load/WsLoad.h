@@ -7,6 +7,9 @@
 // the server is counted as a read error. After any error the connection is reopened after kReconnectBackoffNs;
 // after a timeout, at once.
 //
+// With TLS (wss://, config.tls) the connection's TlsSession carries every byte, and the upgrade request is sent once
+// the TLS handshake is done.
+//
 // Contract
 // - Construct on any thread; run() on the thread that owns the worker, once. stats() and endNs() are read after
 //   run() has returned (after join()).
@@ -17,6 +20,7 @@
 
 #include "RunStats.h"
 #include "Socket.h"
+#include "Tls.h"
 #include "WorkerLoop.h"
 #include "WsClientState.h"
 
@@ -35,8 +39,9 @@ struct WsWorkerConfig {
     std::string_view extraHeaders;  // complete field lines, each ending in CRLF
     std::uint64_t messageBytes = 20;
     bool text = false;
-    std::uint32_t connections = 0;  // this worker's share
-    std::uint64_t seed = 1;         // for keys and masks
+    std::uint32_t connections = 0;    // this worker's share
+    std::uint64_t seed = 1;           // for keys and masks
+    const TlsContext* tls = nullptr;  // wss://: the TLS settings; outlives the worker. nullptr: ws://
     RunPlan plan;
 };
 
@@ -58,6 +63,7 @@ public:
     static constexpr std::size_t kCounterBytes = 8;
 
 private:
+    // Connecting covers the TCP connect and, with TLS, the TLS handshake; Handshake is the WebSocket upgrade.
     enum class State : std::uint8_t { Closed, Connecting, Handshake, Open };
 
     struct Connection {
@@ -77,9 +83,11 @@ private:
         std::size_t frameOffset = 0;
         std::vector<std::uint8_t> frame;  // the whole masked frame
         WsClientState ws;                 // handshake, waiting control frame, parser, mask
+        TlsSession tls;                   // active on a wss:// connection once its TCP connect has completed
     };
 
     void open(Connection& c, std::int64_t now);
+    void continueOpen(Connection& c, std::uint32_t events, std::int64_t now);
     void closeSocket(Connection& c);
     void reopen(Connection& c, std::int64_t now, bool backoff);
     void startHandshake(Connection& c, std::int64_t now);

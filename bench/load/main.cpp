@@ -1,4 +1,5 @@
-// lwload: the HTTP/1.1, WebSocket and WebSocket fan-out load generator of lwbench. See docs/lwload.md.
+// lwload: the HTTP/1.1, WebSocket and WebSocket fan-out load generator of lwbench, in the clear or over TLS. See
+// docs/lwload.md.
 #include "Clock.h"
 #include "FanoutLoad.h"
 #include "HttpLoad.h"
@@ -6,6 +7,7 @@
 #include "Options.h"
 #include "RunStats.h"
 #include "Target.h"
+#include "Tls.h"
 #include "WsLoad.h"
 
 #include <atomic>
@@ -130,6 +132,21 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // One TLS context for every thread, or none for http:// and ws://.
+    std::unique_ptr<TlsContext> tls;
+    if (options.target.tls) {
+        TlsSettings settings;
+        settings.serverName = options.target.host;
+        settings.caFile = options.caFile;
+        settings.resume = options.tlsResume;
+        tls = std::make_unique<TlsContext>(settings);
+        if (!tls->valid()) {
+            std::fprintf(stderr, "lwload: %s\n", tls->error().c_str());
+            return 2;
+        }
+    }
+
+    // Writes to a closed connection must fail with EPIPE, not end the process: OpenSSL writes with write().
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
@@ -151,6 +168,7 @@ int main(int argc, char** argv) {
     report.url = options.url;
     report.connections = options.connections;
     report.threads = options.threads;
+    report.tls = options.target.tls;
 
     if (options.mode == LoadMode::Http) {
         const std::string request = buildHttpRequest(options, body);
@@ -168,6 +186,8 @@ int main(int argc, char** argv) {
             config.pipeline = options.pipeline;
             config.connections = static_cast<std::uint32_t>(share(options.connections, i));
             config.headRequest = options.method == "HEAD";
+            config.reconnect = options.reconnect;
+            config.tls = tls.get();
             config.plan = plan;
             config.plan.requestBudget = options.requests == 0 ? 0 : share(options.requests, i);
             workers.push_back(std::make_unique<HttpWorker>(config));
@@ -175,6 +195,7 @@ int main(int argc, char** argv) {
         runWorkers(workers);
         report.mode = "http";
         report.pipeline = options.pipeline;
+        report.reconnect = options.reconnect;
         collect(workers, plan, report);
     } else if (options.mode == LoadMode::Fanout) {
         std::string extraHeaders;
@@ -193,6 +214,7 @@ int main(int argc, char** argv) {
         config.text = options.text;
         config.subscribers = options.connections;
         config.window = options.window;
+        config.tls = tls.get();
         config.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
         config.plan = plan;
         config.plan.requestBudget = options.requests;
@@ -226,6 +248,7 @@ int main(int argc, char** argv) {
             config.text = options.text;
             config.connections = static_cast<std::uint32_t>(share(options.connections, i));
             config.seed = (std::uint64_t{entropy()} << 32) ^ entropy() ^ i;
+            config.tls = tls.get();
             config.plan = plan;
             config.plan.requestBudget = options.requests == 0 ? 0 : share(options.requests, i);
             workers.push_back(std::make_unique<WsWorker>(config));

@@ -8,9 +8,13 @@
 //   {root}   the arm's checkout (its package root, for the loopwire addon)
 //   {build}  the arm's CMake build directory (C++ servers are in {build}/bench/scenarios/)
 //   {uws}    the folder of the uwebsockets package the runner installs into its cache (bench/ab/uws.js)
+//   {tlsKey}, {tlsCert}  the key and self-signed certificate (PEM files) the runner makes with the openssl command
+//            for each run that has a TLS scenario (bench/ab/tls.js); the same pair for every server
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
 // module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
 // requirement is missing is skipped with a message, never an error.
+//
+// `request.tls` makes lwload load the scenario over TLS (https://, wss://) on keep-alive connections.
 //
 // `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
 // `unit` is what lwload counts and the report divides CPU time by: 'request' (HTTP), 'message' (an echo) or
@@ -61,6 +65,14 @@ const httpServers = (name) => ({
   'node-http': nodeServer(name),
   uws: uwsApiServer(name, '{uws}'),
 });
+
+// The four servers of an HTTP scenario over TLS: the files called `https-${name}`, given the run's key and
+// certificate. The loopwire-js server exits with UNAVAILABLE_EXIT_STATUS (skipped) while the addon's SSLApp
+// throws.
+const TLS_ARGS = ['--key', '{tlsKey}', '--cert', '{tlsCert}'];
+const withTls = (server) => ({ ...server, command: [...server.command, ...TLS_ARGS] });
+const httpsServers = (name) => Object.fromEntries(Object.entries(httpServers(`https-${name}`))
+  .map(([impl, server]) => [impl, withTls(server)]));
 
 // The subscribers of ws/fanout.
 const FANOUT_SUBSCRIBERS = 1000;
@@ -123,6 +135,15 @@ const SCENARIOS = [
     servers: httpServers('hello-world'),
   },
   {
+    // hello-world over TLS (1.3, which lwload and every server here negotiate), on keep-alive connections: what
+    // it measures is the cost of the records, decrypting each request and encrypting each response; each lwload
+    // run makes one handshake per connection, at its start. The key and certificate are an EC P-256 pair the runner
+    // makes for the run.
+    name: 'https/hello-world',
+    request: { method: 'GET', path: '/', tls: true },
+    servers: httpsServers('hello-world'),
+  },
+  {
     name: 'ws/echo-20b',
     request: { mode: 'ws', path: '/', messageBytes: 20 },
     unit: 'message',
@@ -153,7 +174,7 @@ const SCENARIOS = [
   unit: 'request',
   joinSeconds: 0,
   ...scenario,
-  request: { mode: 'http', headers: {}, ...scenario.request },
+  request: { mode: 'http', headers: {}, tls: false, ...scenario.request },
 }));
 
-module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS };
+module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS, TLS_ARGS };

@@ -21,7 +21,7 @@ struct RunResult {
 };
 
 RunResult runHttp(std::uint16_t port, std::uint32_t connections, std::uint32_t pipeline, std::uint64_t budget,
-                  double seconds = 5.0, double timeoutSeconds = 1.0) {
+                  double seconds = 5.0, double timeoutSeconds = 1.0, bool reconnect = false) {
     static std::atomic<bool> stop{false};
     TargetUrl url;
     std::string error;
@@ -45,6 +45,7 @@ RunResult runHttp(std::uint16_t port, std::uint32_t connections, std::uint32_t p
     config.plan.timeoutNs = static_cast<std::int64_t>(timeoutSeconds * 1e9);
     config.plan.requestBudget = budget;
     config.plan.stop = &stop;
+    config.reconnect = reconnect;
     HttpWorker worker(config);
     worker.run();
     return {worker.stats(), worker.firstProtocolError()};
@@ -105,6 +106,20 @@ TEST(HttpWorker, ConnectionCloseResponsesAreCountedThenTheConnectionReopened) {
     EXPECT_EQ(run.stats.requests, 100u);
     EXPECT_GE(run.stats.reconnects, 20u);
     EXPECT_EQ(run.stats.errors.total(), 0u) << (run.firstError ? run.firstError : "");
+}
+
+TEST(HttpWorker, ReconnectOpensOneConnectionPerBatch) {
+    std::atomic<int> counter{0};
+    LoopbackServer server(
+        answering(counter, [](int) { return std::string("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); }));
+    const RunResult run = runHttp(server.port(), 2, 4, 200, 5.0, 1.0, true);
+    EXPECT_EQ(run.stats.requests, 200u);
+    EXPECT_EQ(run.stats.errors.total(), 0u) << (run.firstError ? run.firstError : "");
+    EXPECT_EQ(run.stats.reconnects, 0u);  // planned closes are not reconnects
+    EXPECT_EQ(run.stats.tlsHandshakes, 0u);
+    // 50 batches of 4, one connection each, and perhaps one more per connection that began as the budget ran out.
+    EXPECT_GE(server.accepted(), 50);
+    EXPECT_LE(server.accepted(), 52);
 }
 
 TEST(HttpWorker, BodyDelimitedByCloseIsCounted) {

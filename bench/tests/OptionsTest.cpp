@@ -89,6 +89,49 @@ TEST(Options, ParsesFanoutOptions) {
     EXPECT_EQ(out.options.target.path, "/room");
 }
 
+TEST(Options, ParsesTlsOptions) {
+    ParseOutcome out =
+        parse({"http", "--reconnect", "--tls-resume", "off", "--cacert=/tmp/ca.pem", "https://localhost:8443/"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_TRUE(out.options.target.tls);
+    EXPECT_TRUE(out.options.reconnect);
+    EXPECT_FALSE(out.options.tlsResume);
+    EXPECT_EQ(out.options.caFile, "/tmp/ca.pem");
+
+    out = parse({"ws", "wss://127.0.0.1:8443/"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_TRUE(out.options.target.tls);
+    EXPECT_TRUE(out.options.tlsResume);  // on by default
+    EXPECT_TRUE(out.options.caFile.empty());
+    EXPECT_FALSE(out.options.reconnect);
+
+    out = parse({"fanout", "--tls-resume=on", "wss://127.0.0.1:8443/"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_TRUE(out.options.tlsResume);
+
+    // --reconnect works in the clear too: connections per second.
+    EXPECT_TRUE(parse({"http", "--reconnect", "http://127.0.0.1/"}).ok);
+}
+
+TEST(Options, RefusesTlsOptionsThatCannotApply) {
+    for (auto args : std::vector<std::vector<const char*>>{
+             {"http", "--tls-resume", "off", "http://127.0.0.1/"},  // no TLS
+             {"ws", "--cacert", "/x.pem", "ws://127.0.0.1/"},
+             {"http", "--tls-resume", "yes", "https://127.0.0.1/"},
+             {"http", "--tls-resume", "https://127.0.0.1/"},
+             {"http", "--cacert", "", "https://127.0.0.1/"},
+             {"ws", "--reconnect", "wss://127.0.0.1/"},  // http only
+             {"fanout", "--reconnect", "ws://127.0.0.1/"},
+             {"http", "wss://127.0.0.1/"},
+             {"ws", "https://127.0.0.1/"},
+         }) {
+        args.insert(args.begin(), "lwload");
+        const ParseOutcome out = parseOptions(static_cast<int>(args.size()), args.data());
+        EXPECT_FALSE(out.ok) << args[1] << " " << args[2] << " " << args[3];
+        EXPECT_FALSE(out.error.empty());
+    }
+}
+
 TEST(Options, FanoutDefaults) {
     const ParseOutcome out = parse({"fanout", "ws://127.0.0.1:9001/"});
     ASSERT_TRUE(out.ok) << out.error;

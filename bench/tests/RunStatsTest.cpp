@@ -27,12 +27,32 @@ TEST(RunStats, JsonLineHasTheFixedFields) {
     for (const char* field :
          {"\"mode\":\"http\"", "\"url\":\"http://127.0.0.1:8080/\\\"q\\\"\"", "\"connections\":100", "\"pipeline\":1",
           "\"duration_s\":2.000", "\"requests\":1000", "\"rps\":500.0", "\"non2xx\":3",
-          "\"errors\":{\"connect\":0,\"read\":2,\"write\":0,\"protocol\":0,\"timeout\":0,\"verify\":0}",
+          "\"errors\":{\"connect\":0,\"read\":2,\"write\":0,\"protocol\":0,\"timeout\":0,\"verify\":0,\"tls\":0}",
           "\"bytes_read\":123456", "\"latency_us\":{\"p50\":501.8,\"p99\":991.2,\"p999\":1000.0,\"max\":1000.0",
           "\"client_cpu_s\":"}) {
         EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
     }
     EXPECT_EQ(json.find("message_bytes"), std::string::npos);
+    EXPECT_EQ(json.find("\"tls\":{"), std::string::npos);
+    EXPECT_EQ(json.find("reconnect\""), std::string::npos);
+}
+
+TEST(RunStats, TlsLineCountsHandshakesAndResumptions) {
+    RunReport report;
+    report.mode = "http";
+    report.tls = true;
+    report.reconnect = true;
+    report.durationSeconds = 2.0;
+    report.stats.requests = 900;
+    report.stats.tlsHandshakes = 1000;
+    report.stats.tlsResumed = 990;
+    report.stats.errors.tls = 1;
+    const std::string json = formatJson(report);
+    for (const char* field :
+         {"\"pipeline\":1,\"reconnect\":true,\"duration_s\"", "\"verify\":0,\"tls\":1}",
+          "\"tls\":{\"handshakes\":1000,\"resumed\":990,\"handshakes_per_s\":500.0},\"latency_us\""}) {
+        EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+    }
 }
 
 TEST(RunStats, WebSocketLineNamesTheMessage) {
@@ -60,14 +80,23 @@ TEST(RunStats, MergeAddsEverything) {
     a.requests = 1;
     b.requests = 2;
     b.errors.protocol = 4;
+    b.errors.tls = 5;
+    b.tlsHandshakes = 6;
+    b.tlsResumed = 2;
     b.latency.record(7);
     a.merge(b);
     EXPECT_EQ(a.requests, 3u);
     EXPECT_EQ(a.errors.protocol, 4u);
+    EXPECT_EQ(a.errors.tls, 5u);
+    EXPECT_EQ(a.errors.total(), 9u);
+    EXPECT_EQ(a.tlsHandshakes, 6u);
+    EXPECT_EQ(a.tlsResumed, 2u);
     EXPECT_EQ(a.latency.count(), 1u);
     a.reset();
     EXPECT_EQ(a.requests, 0u);
     EXPECT_EQ(a.errors.total(), 0u);
+    EXPECT_EQ(a.tlsHandshakes, 0u);
+    EXPECT_EQ(a.tlsResumed, 0u);
 }
 
 }  // namespace

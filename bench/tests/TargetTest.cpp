@@ -30,11 +30,31 @@ TEST(Target, ParsesHttpAndWsUrls) {
     EXPECT_EQ(url.path, "/?x");
 }
 
+TEST(Target, ParsesHttpsAndWssUrlsWithPort443ByDefault) {
+    TargetUrl url;
+    std::string error;
+    ASSERT_TRUE(parseUrl("https://localhost/x", url, error)) << error;
+    EXPECT_EQ(url.scheme, Scheme::Http);
+    EXPECT_TRUE(url.tls);
+    EXPECT_EQ(url.port, 443);
+    EXPECT_EQ(url.path, "/x");
+    EXPECT_EQ(url.authority, "localhost");
+
+    ASSERT_TRUE(parseUrl("WSS://127.0.0.1:8443", url, error)) << error;
+    EXPECT_EQ(url.scheme, Scheme::WebSocket);
+    EXPECT_TRUE(url.tls);
+    EXPECT_EQ(url.port, 8443);
+
+    ASSERT_TRUE(parseUrl("ws://127.0.0.1", url, error)) << error;
+    EXPECT_FALSE(url.tls);
+    EXPECT_EQ(url.port, 80);
+}
+
 TEST(Target, RefusesMalformedUrls) {
     TargetUrl url;
     std::string error;
     for (const char* bad :
-         {"https://127.0.0.1/", "wss://127.0.0.1/", "ftp://127.0.0.1/", "127.0.0.1:80", "http://", "http://:80/",
+         {"ftp://127.0.0.1/", "https//127.0.0.1/", "wss:/127.0.0.1/", "127.0.0.1:80", "http://", "http://:80/",
           "http://127.0.0.1:/", "http://127.0.0.1:0/", "http://127.0.0.1:65536/", "http://127.0.0.1:80x/",
           "http://user@127.0.0.1/", "http://[::1/", "http://[::1]x/", "http://127.0.0.1/a b"}) {
         EXPECT_FALSE(parseUrl(bad, url, error)) << bad;

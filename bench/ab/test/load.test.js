@@ -40,7 +40,16 @@ test('a WebSocket fan-out: the subscribers, the message and the window', () => {
     ['fanout', '-c', '4', '-n', '32', '-d', '600s', '-s', '20', '--binary', '--window', '8', 'ws://127.0.0.1:9/']);
 });
 
+test('a TLS scenario is loaded over https:// or wss://', () => {
+  assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true }), 8443, { seconds: 2 }),
+    ['http', '-c', '100', '-d', '2s', 'https://127.0.0.1:8443/']);
+  assert.deepEqual(loadArgs(scenario({ mode: 'ws', path: '/', messageBytes: 20, tls: true }), 8443, { seconds: 2 }),
+    ['ws', '-c', '100', '-d', '2s', '-s', '20', '--binary', 'wss://127.0.0.1:8443/']);
+});
+
 test('errorCount adds every kind of error', () => {
   assert.equal(errorCount({ errors: { connect: 1, read: 0, write: 2, protocol: 0, timeout: 3, verify: 0 } }), 6);
+  assert.equal(errorCount({ errors: { connect: 0, read: 0, write: 0, protocol: 0, timeout: 0, verify: 0, tls: 4 } }),
+    4);
   assert.equal(errorCount({}), 0);
 });

@@ -5,16 +5,17 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { IMPLEMENTATIONS, SCENARIOS, FANOUT_SUBSCRIBERS } = require('../../scenarios/scenarios');
+const { IMPLEMENTATIONS, SCENARIOS, FANOUT_SUBSCRIBERS, TLS_ARGS } = require('../../scenarios/scenarios');
 const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-test('the eight scenarios, all switched on', () => {
+test('the nine scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
-    'http/cached', 'http/hello-pipelined', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout']);
+    'http/cached', 'http/hello-pipelined', 'https/hello-world', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
+    assert.equal(s.request.tls, s.name.startsWith('https/'), s.name);
     assert.equal(s.connections, s.name === 'ws/fanout' ? FANOUT_SUBSCRIBERS : 100, s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
     assert.equal(s.unit, { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode], s.name);
@@ -25,10 +26,30 @@ test('the eight scenarios, all switched on', () => {
 test('ws/fanout: 1,000 subscribers, 20-byte messages, a window of 8, on all four implementations', () => {
   const fanout = SCENARIOS.find((s) => s.name === 'ws/fanout');
   assert.equal(FANOUT_SUBSCRIBERS, 1000);
-  assert.deepEqual(fanout.request, { mode: 'fanout', headers: {}, path: '/', messageBytes: 20, window: 8 });
+  assert.deepEqual(fanout.request, { mode: 'fanout', headers: {}, tls: false, path: '/', messageBytes: 20,
+    window: 8 });
   assert.deepEqual(Object.keys(fanout.servers).sort(), Object.keys(IMPLEMENTATIONS).sort());
   assert.deepEqual(fanout.servers['loopwire-cpp'].command, ['{build}/bench/scenarios/fanout']);
   assert.equal(fanout.servers['node-http'].requires, 'ws');
+});
+
+test('https/hello-world: hello-world over TLS on all four implementations, each given the run\'s key and certificate',
+  () => {
+    const https = SCENARIOS.find((s) => s.name === 'https/hello-world');
+    assert.deepEqual(https.request, { mode: 'http', headers: {}, tls: true, method: 'GET', path: '/' });
+    assert.equal(https.connections, 100);
+    assert.deepEqual(Object.keys(https.servers).sort(), Object.keys(IMPLEMENTATIONS).sort());
+    assert.deepEqual(TLS_ARGS, ['--key', '{tlsKey}', '--cert', '{tlsCert}']);
+    for (const server of Object.values(https.servers)) assert.deepEqual(server.command.slice(-4), TLS_ARGS);
+    assert.deepEqual(https.servers['loopwire-cpp'].command[0], '{build}/bench/scenarios/https-hello-world');
+    assert.equal(https.servers.uws.requires, '{uws}');
+  });
+
+test('the TLS servers take --key and --cert', () => {
+  assert.deepEqual(common.parseArgs(['--port', '0', '--key', '/k.pem', '--cert', '/c.pem']),
+    { port: 0, module: null, key: '/k.pem', cert: '/c.pem' });
+  assert.deepEqual(common.parseArgs(['--module', 'x']), { port: 0, module: 'x', key: null, cert: null });
+  assert.equal(common.UNAVAILABLE_EXIT_STATUS, 3);
 });
 
 test('the fan-out servers share the topic and a backpressure limit far above one window', () => {

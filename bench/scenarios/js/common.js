@@ -1,8 +1,8 @@
 'use strict';
 // What every JavaScript scenario server shares, whatever it runs on (node:http, ws, or the uWebSockets.js API):
-// the command line (--port N, 0 for any free port; --module SPEC for the uWebSockets.js-API servers), the
-// "listening on <port>" line the A/B runner waits for, and the answers, built by the same code for every
-// implementation so that they cannot drift apart. The C++ twins are in ../cpp/.
+// the command line (--port N, 0 for any free port; --module SPEC for the uWebSockets.js-API servers; --key and
+// --cert, PEM files, for the TLS ones), the "listening on <port>" line the A/B runner waits for, and the answers,
+// built by the same code for every implementation so that they cannot drift apart. The C++ twins are in ../cpp/.
 
 // The answer of http/headers is refused (400 "too long") past this many bytes, as in cpp/headers.cpp.
 const MAX_HEADERS_ANSWER_BYTES = 512;
@@ -18,17 +18,22 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 const FANOUT_TOPIC = 'fanout';
 const FANOUT_MAX_BACKPRESSURE_BYTES = 1024 * 1024;
 
+// The exit status of a server that cannot run here at all (a module that does not load, an API its module lacks,
+// such as an SSLApp that throws): the A/B runner skips the scenario for that implementation instead of stopping.
+const UNAVAILABLE_EXIT_STATUS = 3;
+
 const HELLO_WORLD = 'Hello world!';
 const INVALID_JSON = '{"error":"invalid json"}';
 
 function usage(message) {
-  process.stderr.write(`${message}\nusage: node ${process.argv[1]} [--port N] [--module SPEC]\n`);
+  process.stderr.write(`${message}\nusage: node ${process.argv[1]} [--port N] [--module SPEC] ` +
+    '[--key KEY.pem --cert CERT.pem]\n');
   process.exit(2);
 }
 
-// Returns { port, module } from process.argv.
+// Returns { port, module, key, cert } from process.argv (key and cert: the paths, or null).
 function parseArgs(argv = process.argv.slice(2)) {
-  const args = { port: 0, module: null };
+  const args = { port: 0, module: null, key: null, cert: null };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     if (argv[i] === '--port' && value !== undefined) {
@@ -38,10 +43,20 @@ function parseArgs(argv = process.argv.slice(2)) {
     } else if (argv[i] === '--module' && value !== undefined) {
       args.module = value;
       i++;
+    } else if ((argv[i] === '--key' || argv[i] === '--cert') && value !== undefined) {
+      args[argv[i].slice(2)] = value;
+      i++;
     } else {
       usage(`unknown argument: ${argv[i]}`);
     }
   }
+  return args;
+}
+
+// Returns { port, module, key, cert } for a TLS server, which needs both files.
+function parseTlsArgs(argv = process.argv.slice(2)) {
+  const args = parseArgs(argv);
+  if (args.key === null || args.cert === null) usage('--key and --cert are required');
   return args;
 }
 
@@ -91,7 +106,9 @@ module.exports = {
   FANOUT_TOPIC,
   FANOUT_MAX_BACKPRESSURE_BYTES,
   HELLO_WORLD,
+  UNAVAILABLE_EXIT_STATUS,
   parseArgs,
+  parseTlsArgs,
   announce,
   failToListen,
   cachedPage,

@@ -1,25 +1,48 @@
 // lwload allocates nothing per request or per message (or delivery) once its connections are open: a run of many
 // requests allocates exactly as often as a run of few. This binary replaces the global operator new to count, on the
-// calling thread only (the scripted servers allocate on theirs).
+// calling thread only (the scripted servers and the TLS proxy allocate on theirs); and OpenSSL's allocator, to bound
+// what OpenSSL itself allocates per request over TLS.
 #include "../FanoutTestServer.h"
 #include "../LoopbackServer.h"
+#include "../TlsTestProxy.h"
 #include "../WsTestServer.h"
 
 #include "Clock.h"
 #include "FanoutLoad.h"
 #include "HttpLoad.h"
+#include "Tls.h"
 #include "WsHandshake.h"
 #include "WsLoad.h"
 
 #include <gtest/gtest.h>
 
+#include <openssl/crypto.h>
+
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <new>
 #include <string>
 
 namespace {
 thread_local std::uint64_t tAllocations = 0;
+thread_local std::uint64_t tOpenSslAllocations = 0;
+
+void* countingOpenSslMalloc(std::size_t size, const char*, int) {
+    ++tOpenSslAllocations;
+    return std::malloc(size);
+}
+void* countingOpenSslRealloc(void* p, std::size_t size, const char*, int) {
+    ++tOpenSslAllocations;
+    return std::realloc(p, size);
+}
+void countingOpenSslFree(void* p, const char*, int) { std::free(p); }
+
+// OpenSSL takes another allocator only before its first allocation: at static initialisation, then.
+const bool kOpenSslCounted = [] {
+    std::signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write()
+    return CRYPTO_set_mem_functions(countingOpenSslMalloc, countingOpenSslRealloc, countingOpenSslFree) == 1;
+}();
 }  // namespace
 
 void* operator new(std::size_t size) {
@@ -108,6 +131,73 @@ TEST(SteadyStateAllocation, HttpRequestsAllocateNothing) {
     const std::uint64_t fewPipelined = httpRunAllocations(server.port(), 8, 800);
     const std::uint64_t manyPipelined = httpRunAllocations(server.port(), 8, 8000);
     EXPECT_LE(manyPipelined, fewPipelined + kConnections);
+}
+
+struct AllocationCounts {
+    std::uint64_t lwload = 0;   // operator new
+    std::uint64_t openSsl = 0;  // OpenSSL's own allocator
+};
+
+AllocationCounts httpsRunAllocations(std::uint16_t port, std::uint32_t pipeline, std::uint64_t budget) {
+    const ResolvedTarget target = targetFor("https://127.0.0.1:" + std::to_string(port) + "/");
+    TlsSettings settings;
+    settings.serverName = "127.0.0.1";
+    const TlsContext tls(settings);
+    EXPECT_TRUE(tls.valid()) << tls.error();
+    const std::string request = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    std::string batch;
+    for (std::uint32_t i = 0; i < pipeline; ++i)
+        batch += request;
+    HttpWorkerConfig config;
+    config.target = &target;
+    config.requestBatch = batch;
+    config.requestBytes = request.size();
+    config.pipeline = pipeline;
+    config.connections = kConnections;
+    config.tls = &tls;
+    config.plan = planWithBudget(budget);
+    const AllocationCounts before{tAllocations, tOpenSslAllocations};
+    HttpWorker worker(config);
+    worker.run();
+    const AllocationCounts allocations{tAllocations - before.lwload, tOpenSslAllocations - before.openSsl};
+    EXPECT_EQ(worker.stats().requests, budget);
+    EXPECT_EQ(worker.stats().errors.total(), 0u);
+    EXPECT_EQ(worker.stats().tlsHandshakes, kConnections);
+    EXPECT_EQ(worker.stats().reconnects, 0u);
+    return allocations;
+}
+
+// OpenSSL 3.0 allocates four small blocks for each record it writes (the packet builder, WPACKET, of its record
+// layer; counted by call site: crypto/packet.c only): not lwload's to remove, but bounded here so that anything more,
+// a buffer per read or per response, is noticed. Now and then a write builds one packet more, by timing: 2 to 5 % of
+// them on a quiet machine, up to a third on a loaded one (seen at 36 % while two builds ran); one record in
+// kOccasionalOpenSslAllocationEvery may.
+constexpr std::uint64_t kOpenSslAllocationsPerRecordWritten = 4;
+constexpr std::uint64_t kOccasionalOpenSslAllocationEvery = 2;
+
+TEST(SteadyStateAllocation, HttpsRequestsAllocateNothingAndOpenSslLittlePerRecord) {
+    ASSERT_TRUE(kOpenSslCounted);
+    LoopbackServer server([](int fd) {
+        std::string buffer;
+        std::string head;
+        while (LoopbackServer::readHead(fd, buffer, head)) {
+            if (!LoopbackServer::writeAll(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")) return;
+        }
+    });
+    test::TlsTestProxy proxy(server.port());
+    for (const std::uint32_t pipeline : {1u, 8u}) {
+        const std::uint64_t fewRequests = 100 * pipeline;
+        const std::uint64_t manyRequests = 5000 * pipeline;
+        const AllocationCounts few = httpsRunAllocations(proxy.port(), pipeline, fewRequests);
+        const AllocationCounts many = httpsRunAllocations(proxy.port(), pipeline, manyRequests);
+        EXPECT_GT(few.openSsl, 100u) << pipeline;  // the counter sees OpenSSL: a handshake allocates
+        EXPECT_LE(many.lwload, few.lwload + kConnections) << pipeline;
+        // One record per batch of requests written.
+        const std::uint64_t moreRecords = (manyRequests - fewRequests) / pipeline;
+        EXPECT_LE(many.openSsl, few.openSsl + moreRecords * kOpenSslAllocationsPerRecordWritten +
+                                    moreRecords / kOccasionalOpenSslAllocationEvery)
+            << pipeline;
+    }
 }
 
 std::uint64_t wsRunAllocations(std::uint16_t port, std::uint64_t budget) {

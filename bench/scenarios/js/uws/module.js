@@ -2,21 +2,22 @@
 // Loads the module a uWebSockets.js-API scenario server runs on, named by --module: the loopwire package root
 // (the A/B runner passes the arm's checkout) or `uwebsockets` (the npm repack of uWebSockets.js, never a
 // dependency of this package). The servers in this folder are written once against the uWebSockets.js v20 API
-// and run unchanged on both, which is the drop-in promise itself. Exits with status 3 and a message when the
-// module does not load.
-const { parseArgs } = require('../common');
+// and run unchanged on both, which is the drop-in promise itself. Exits with UNAVAILABLE_EXIT_STATUS (3) and a
+// message when the module does not load.
+const { UNAVAILABLE_EXIT_STATUS, parseArgs, parseTlsArgs } = require('../common');
 
-function loadUwsApi() {
-  const args = parseArgs();
+// Returns { uWS, port } (and key, cert with { tls: true }, which requires --key and --cert).
+function loadUwsApi({ tls = false } = {}) {
+  const args = tls ? parseTlsArgs() : parseArgs();
   if (args.module === null) {
     process.stderr.write('--module is required: the loopwire package root or uwebsockets\n');
     process.exit(2);
   }
   try {
-    return { uWS: require(args.module), port: args.port };
+    return { uWS: require(args.module), port: args.port, key: args.key, cert: args.cert };
   } catch (error) {
     process.stderr.write(`cannot load ${args.module}: ${error.message}\n`);
-    process.exit(3);
+    process.exit(UNAVAILABLE_EXIT_STATUS);
   }
 }
 

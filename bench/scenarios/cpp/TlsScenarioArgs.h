@@ -1,0 +1,40 @@
+// The command line of the TLS scenario servers: the others' (ScenarioArgs: --port, --backend) and
+// --key PATH --cert PATH, the PEM files the A/B runner makes with the openssl command for each run
+// (bench/ab/tls.js). Exits with status 2 and a usage line when either is missing.
+#pragma once
+
+#include "ScenarioArgs.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+struct TlsScenarioArgs {
+    ScenarioArgs common;
+    std::string keyFile;
+    std::string certFile;
+
+    static TlsScenarioArgs parse(int argc, char** argv) {
+        TlsScenarioArgs args;
+        // ScenarioArgs refuses what it does not know, so it is given the command line without the TLS options.
+        std::vector<char*> rest{argv[0]};
+        for (int i = 1; i < argc; ++i) {
+            if (std::strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
+                args.keyFile = argv[++i];
+            } else if (std::strcmp(argv[i], "--cert") == 0 && i + 1 < argc) {
+                args.certFile = argv[++i];
+            } else {
+                rest.push_back(argv[i]);
+            }
+        }
+        if (args.keyFile.empty() || args.certFile.empty()) {
+            std::fprintf(stderr, "usage: %s --key KEY.pem --cert CERT.pem [--port N] [--backend epoll|libuv]\n",
+                         argv[0]);
+            std::exit(2);
+        }
+        args.common = ScenarioArgs::parse(static_cast<int>(rest.size()), rest.data());
+        return args;
+    }
+};
