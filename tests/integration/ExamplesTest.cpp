@@ -1,5 +1,6 @@
 // Smoke-runs every C++ example: start it with --port 0, wait for "listening on <port>", make the request it is
 // about, and stop it.
+#include "TestCertificates.h"
 #include "TestClient.h"
 #include "WsTestClient.h"
 
@@ -69,6 +70,26 @@ TEST_P(Examples, HelloWorld) {
     auto response = fetch(example.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     ASSERT_TRUE(response);
     EXPECT_EQ(response->body, "Hello world!");
+}
+
+TEST_P(Examples, HttpsServer) {
+    const TestCertificates& certificates = TestCertificates::get();
+    ExampleProcess example("https_server", GetParam(),
+                           {"--key", certificates.keyFile, "--cert", certificates.certFile});
+    ASSERT_GT(example.port(), 0);
+    TestClient client(example.port(), TlsClientOptions{.caFile = certificates.caFile});
+    ASSERT_EQ(client.handshakeError(), "");
+    client.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    auto response = client.readResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "Hello over TLS!");
+}
+
+TEST_P(Examples, HttpsServerNamesTheFaultyOption) {
+    CommandResult result = runCommand(std::string(LW_EXAMPLES_DIR) +
+                                      "/https_server --port 0 --key /nonexistent.pem --cert /nonexistent.pem 2>&1");
+    EXPECT_EQ(result.status, 1);
+    EXPECT_NE(result.output.find("cert_file_name: cannot read '/nonexistent.pem'"), std::string::npos) << result.output;
 }
 
 TEST_P(Examples, Routing) {
