@@ -242,7 +242,8 @@ export interface TemplatedApp {
     /**
      * Server names (SNI) of an SSLApp: a host name, or "*." and a domain (one label deep), with its own key and
      * certificate. missingServerName's callback runs during a handshake for a name nothing covers and may add it
-     * for that handshake. A plain App accepts these and changes nothing.
+     * for that handshake. domain(serverName) makes the routes added after it that name's own (domain('') goes
+     * back to the App's). A plain App accepts these and changes nothing.
      */
     addServerName(hostnamePattern: RecognizedString, options?: AppOptions): TemplatedApp;
     removeServerName(hostnamePattern: RecognizedString): TemplatedApp;

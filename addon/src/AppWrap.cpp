@@ -485,11 +485,12 @@ void AppWrap::askForServerName(std::string_view hostname) {
 }
 
 // Takes (serverName: RecognizedString); returns this. Routes added afterwards belong to that server name on an
-// SSLApp; a plain App has one set of routes, so they stay the App's own.
+// SSLApp (App::domain); a plain App has one set of routes, so they stay the App's own.
 void AppWrap::domain(const Args& args) {
     v8::Isolate* isolate = args.GetIsolate();
     BytesArgument serverName;
     if (!serverName.read(isolate, args[0])) return throwTypeError(isolate, "app.domain: serverName must be a string");
+    unwrap(args).app_.domain(serverName.view());
     args.GetReturnValue().Set(args.This());
 }
 

@@ -63,7 +63,14 @@ bool App::tryAddServerName(std::string_view pattern, const SocketContextOptions&
         error = "addServerName: this App does not speak TLS (use SSLApp)";
         return false;
     }
-    return tls->addServerName(pattern, options, error);
+    if (!tls->addServerName(pattern, options, error)) return false;
+    server_->attachDomain(pattern);
+    return true;
+}
+
+App& App::domain(std::string_view pattern) {
+    if (server_->tlsContext() != nullptr) server_->selectDomain(pattern);
+    return *this;
 }
 
 App& App::addServerName(std::string_view pattern, const SocketContextOptions& options) {

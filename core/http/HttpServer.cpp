@@ -2,6 +2,7 @@
 
 #include "HttpConnection.h"
 #include "HttpParser.h"
+#include "net/TlsSession.h"
 #include "base/Check.h"
 
 #include <cerrno>
@@ -24,16 +25,49 @@ HttpServer::~HttpServer() {
 bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
     if (isDispatching()) return false;
     auto id = static_cast<Router::HandlerId>(handlers_.size());
-    if (!router_.add(method, pattern, id)) return false;
+    if (!selectedRoutes_->router.add(method, pattern, id)) return false;
     handlers_.push_back(std::move(handler));
-    if (method == "HEAD") hasHeadRoutes_ = true;
-    if (method == kWebSocketRouteMethod) hasWebSocketRoutes_ = true;
+    if (method == "HEAD") selectedRoutes_->hasHeadRoutes = true;
+    if (method == kWebSocketRouteMethod) selectedRoutes_->hasWebSocketRoutes = true;
     return true;
+}
+
+void HttpServer::selectDomain(std::string_view pattern) {
+    if (pattern.empty()) {
+        selectedRoutes_ = &routes_;
+        return;
+    }
+    for (auto& routes : domainRoutes_) {
+        if (routes->pattern == pattern) {
+            selectedRoutes_ = routes.get();
+            return;
+        }
+    }
+    domainRoutes_.push_back(std::make_unique<RouteTable>());
+    domainRoutes_.back()->pattern = pattern;
+    selectedRoutes_ = domainRoutes_.back().get();
+    attachDomain(pattern);
+}
+
+void HttpServer::attachDomain(std::string_view pattern) noexcept {
+    if (tls_ == nullptr) return;
+    for (auto& routes : domainRoutes_) {
+        if (routes->pattern == pattern) tls_->setServerNameData(pattern, routes.get());
+    }
+}
+
+// The routes a connection's requests go to: those of the server name its handshake picked, when that name has
+// routes of its own. One load and a compare for plain connections.
+HttpServer::RouteTable& HttpServer::routesFor(HttpResponse& response) noexcept {
+    if (domainRoutes_.empty()) return routes_;
+    const TlsSession* tls = static_cast<HttpConnection&>(response).tlsSession();
+    if (tls == nullptr || tls->serverNameData() == nullptr) return routes_;
+    return *static_cast<RouteTable*>(tls->serverNameData());
 }
 
 bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) {
     if (isDispatching()) return false;
-    return router_.remove(method, pattern);
+    return selectedRoutes_->router.remove(method, pattern);
 }
 
 ListenSocket* HttpServer::listen(const ListenOptions& options, int& error) {
@@ -96,12 +130,14 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
-    if (method == "HEAD" && !hasHeadRoutes_) method = "GET";
+    RouteTable& routes = routesFor(response);
+    if (method == "HEAD" && !routes.hasHeadRoutes) method = "GET";
     bool handled = false;
-    if (hasWebSocketRoutes_ && head.method == "GET")
-        handled = router_.dispatch(kWebSocketRouteMethod, head.path, tryHandler);
-    if (!handled) handled = router_.dispatch(method, head.path, tryHandler);
-    if (!handled && head.method == "HEAD" && hasHeadRoutes_) handled = router_.dispatch("GET", head.path, tryHandler);
+    if (routes.hasWebSocketRoutes && head.method == "GET")
+        handled = routes.router.dispatch(kWebSocketRouteMethod, head.path, tryHandler);
+    if (!handled) handled = routes.router.dispatch(method, head.path, tryHandler);
+    if (!handled && head.method == "HEAD" && routes.hasHeadRoutes)
+        handled = routes.router.dispatch("GET", head.path, tryHandler);
     --dispatchDepth_;
     return handled;
 }

@@ -14,6 +14,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,8 +52,17 @@ public:
     const ServerOptions& options() const noexcept { return options_; }
     SocketGroup& connections() noexcept { return connections_; }
 
+    // Add to, and remove from, the routes selectDomain() chose (the server's own by default).
     bool addRoute(std::string_view method, std::string_view pattern, App::Handler handler);
     bool removeRoute(std::string_view method, std::string_view pattern);
+
+    // Routes per server name (SSLApp, App::domain): from now on addRoute and removeRoute work on the routes of
+    // the server-name pattern given (created empty on first use), or on the server's own for an empty pattern.
+    // A request on a TLS connection whose handshake picked a pattern that has routes is dispatched to those
+    // routes only, as in uWebSockets; any other request to the server's own. Allocates (set-up time).
+    void selectDomain(std::string_view pattern);
+    // Links pattern's routes, when it has some, to pattern's TLS context (after TlsContext::addServerName).
+    void attachDomain(std::string_view pattern) noexcept;
 
     // Returns the new listening socket, or null (errno value in error).
     ListenSocket* listen(const ListenOptions& options, int& error);
@@ -101,10 +111,20 @@ private:
     // A listener accepted fd: a child on another thread gets it (ServerThreads::handOff), else this server.
     void acceptFromListener(int fd, const SocketAddress& remote);
 
+    struct RouteTable {
+        std::string pattern;  // the server-name pattern, as given; empty for the server's own
+        Router router;
+        bool hasHeadRoutes = false;
+        bool hasWebSocketRoutes = false;
+    };
+    RouteTable& routesFor(HttpResponse& response) noexcept;
+
     Loop& loop_;
     ServerOptions options_;
     SocketGroup connections_;
-    Router router_;
+    RouteTable routes_;
+    std::vector<std::unique_ptr<RouteTable>> domainRoutes_;
+    RouteTable* selectedRoutes_ = &routes_;
     // A deque, so that the address of a handler stays put while routes are added.
     std::deque<App::Handler> handlers_;
     std::vector<std::unique_ptr<ListenSocket>> listeners_;
@@ -116,8 +136,6 @@ private:
     HttpConnection* resumeQueue_ = nullptr;
     // Filled by the parser for each request; views into the connection's bytes. Not zeroed per request.
     std::unique_ptr<RequestHead> head_;
-    bool hasHeadRoutes_ = false;
-    bool hasWebSocketRoutes_ = false;
     // Outlives the connections (closed in the destructor's close()), whose sessions use it.
     std::unique_ptr<TlsContext> tls_;
     bool refusingConnections_ = false;

@@ -1,5 +1,7 @@
 #include "TlsContext.h"
 
+#include "TlsSession.h"
+
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -302,6 +304,17 @@ bool TlsContext::addServerName(std::string_view pattern, const SocketContextOpti
     return true;
 }
 
+bool TlsContext::setServerNameData(std::string_view pattern, void* data) noexcept {
+    std::string lowered = lowerCase(pattern);
+    for (ServerName& name : serverNames_) {
+        if (name.pattern == lowered) {
+            name.data = data;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool TlsContext::removeServerName(std::string_view pattern) {
     std::string lowered = lowerCase(pattern);
     for (auto name = serverNames_.begin(); name != serverNames_.end(); ++name) {
@@ -354,7 +367,10 @@ int TlsContext::selectServerName(SSL* ssl, int* /*alert*/, void* self) {
         tls->onMissingServerName_(hostname);
         name = tls->find(hostname);
     }
-    if (name != nullptr) SSL_set_SSL_CTX(ssl, name->context);
+    if (name != nullptr) {
+        SSL_set_SSL_CTX(ssl, name->context);
+        if (auto* session = static_cast<TlsSession*>(SSL_get_app_data(ssl))) session->setServerNameData(name->data);
+    }
     // A name nobody serves is answered with the default certificate; the client decides whether it will do.
     return SSL_TLSEXT_ERR_OK;
 }

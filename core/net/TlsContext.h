@@ -56,6 +56,9 @@ public:
     void setMissingServerNameHandler(MissingServerNameHandler handler) { onMissingServerName_ = std::move(handler); }
     // The pattern that covers hostname, or an empty view.
     std::string_view findServerName(std::string_view hostname) const noexcept;
+    // Data the owner keeps for pattern (its routes): a session whose handshake picks pattern carries it (see
+    // TlsSession::serverNameData). Kept when pattern's material is replaced; returns false for an unknown pattern.
+    bool setServerNameData(std::string_view pattern, void* data) noexcept;
 
     // The ciphertext a session is given to read, and where its records go; see TlsSession.
     void setInput(const char* bytes, std::size_t length) noexcept {
@@ -70,6 +73,7 @@ private:
     struct ServerName {
         std::string pattern;  // lower case
         SSL_CTX* context;
+        void* data = nullptr;
     };
 
     TlsContext(SSL_CTX* context, std::uint32_t handshakeTimeoutMs) noexcept;

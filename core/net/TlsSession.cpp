@@ -73,7 +73,14 @@ TlsSession* TlsSession::create(TlsContext& context, std::uint64_t handshakeDeadl
     BIO_set_init(bio, 1);
     SSL_set_bio(ssl, bio, bio);
     SSL_set_accept_state(ssl);
-    return new (std::nothrow) TlsSession(context, ssl, handshakeDeadlineMs);
+    auto* session = new (std::nothrow) TlsSession(context, ssl, handshakeDeadlineMs);
+    if (session == nullptr) {
+        SSL_free(ssl);
+        return nullptr;
+    }
+    // The server-name callback finds the session through it.
+    SSL_set_app_data(ssl, session);
+    return session;
 }
 
 TlsSession::TlsSession(TlsContext& context, SSL* ssl, std::uint64_t handshakeDeadlineMs) noexcept

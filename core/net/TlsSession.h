@@ -58,6 +58,9 @@ public:
     std::string peerCertificatePem() const;
     // The negotiated ALPN protocol, or empty.
     std::string_view alpnProtocol() const noexcept;
+    // The data of the server name the handshake picked (TlsContext::setServerNameData), or null.
+    void* serverNameData() const noexcept { return serverNameData_; }
+    void setServerNameData(void* data) noexcept { serverNameData_ = data; }
 
     // Bytes in one TLS record at most: 2^14 of plaintext plus what TLS 1.2 allows for padding, MAC and header.
     static constexpr std::size_t kMaxRecordBytes = 16384 + 2048 + 5;
@@ -68,6 +71,7 @@ private:
     TlsContext& context_;
     SSL* ssl_;
     std::uint64_t handshakeDeadlineMs_;
+    void* serverNameData_ = nullptr;
     bool established_ = false;
     bool failed_ = false;
     bool closeNotifySent_ = false;

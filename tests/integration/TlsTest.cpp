@@ -434,6 +434,43 @@ TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {
     EXPECT_EQ(TestClient(port(), naming("other.test")).peerCommonName(), "localhost");
 }
 
+TEST_P(TlsTest, DomainRoutesServeOnlyTheirServerName) {
+    const TestCertificates& c = TestCertificates::get();
+    serveTls(localhost(), [&c](App& app) {
+        SocketContextOptions other;
+        other.key_file_name = c.otherKeyFile;
+        other.cert_file_name = c.otherCertFile;
+        app.addServerName("other.test", other);
+        app.get("/*", [](auto* res, auto*) { res->end("default"); });
+        app.domain("other.test")
+            .get("/", [](auto* res, auto*) { res->end("other"); })
+            .get("/only-other", [](auto* res, auto*) { res->end("only other"); });
+        // Routes for a name added later (here by the missing-name handler) wait for it.
+        app.domain("late.test").get("/*", [](auto* res, auto*) { res->end("late"); });
+        app.domain("").get("/after", [](auto* res, auto*) { res->end("default after"); });
+        app.missingServerName([&app, &c](std::string_view hostname) {
+            if (hostname != "late.test") return;
+            SocketContextOptions late;
+            late.key_file_name = c.otherKeyFile;
+            late.cert_file_name = c.otherCertFile;
+            app.addServerName(hostname, late);
+        });
+    });
+    auto bodyOf = [this](const std::string& serverName, std::string_view path) {
+        TestClient client(port(), naming(serverName));
+        client.send("GET " + std::string(path) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        auto response = client.readResponse();
+        return response ? std::to_string(response->status) + " " + response->body : std::string("none");
+    };
+    EXPECT_EQ(bodyOf("other.test", "/"), "200 other");
+    EXPECT_EQ(bodyOf("other.test", "/only-other"), "200 only other");
+    EXPECT_EQ(bodyOf("other.test", "/after"), "404 Not Found");
+    EXPECT_EQ(bodyOf("late.test", "/x"), "200 late");
+    EXPECT_EQ(bodyOf("unknown.test", "/only-other"), "200 default");
+    EXPECT_EQ(bodyOf("unknown.test", "/after"), "200 default after");
+    EXPECT_EQ(bodyOf("", "/"), "200 default");
+}
+
 // ---- client certificates ----
 
 TEST_P(TlsTest, AClientCertificateIsCheckedAgainstTheCaList) {

@@ -204,3 +204,18 @@ test('a client speaking plain HTTP to the TLS port is closed and the server goes
   });
   assert.equal((await httpsGet(port)).body, 'fine');
 });
+
+test('domain() gives a server name routes of its own', async (t) => {
+  const { port } = listenTls(t, localhostFiles, (app) => {
+    app.addServerName('other.test', { key_file_name: certs.other.key, cert_file_name: certs.other.cert })
+      .get('/*', (res) => res.end('default'))
+      .domain('other.test').get('/', (res) => res.end('other'))
+      .domain('').get('/after', (res) => res.end('default after'));
+  });
+  const other = { servername: 'other.test', host: '127.0.0.1' };
+  assert.deepEqual(await httpsGet(port, '/', other), { status: 200, body: 'other' });
+  assert.equal((await httpsGet(port, '/after', other)).status, 404);
+  assert.deepEqual(await httpsGet(port, '/'), { status: 200, body: 'default' });
+  assert.deepEqual(await httpsGet(port, '/after'), { status: 200, body: 'default after' });
+  assert.throws(() => uWS.SSLApp(localhostFiles).domain(5), { name: 'TypeError', message: /serverName/ });
+});

@@ -190,6 +190,10 @@ public:
     // may call addServerName for that name, which then serves this very handshake.
     using MissingServerNameHandler = InlineFunction<void(std::string_view hostname), 48>;
     App& missingServerName(MissingServerNameHandler handler);
+    // Routes added from now on belong to server name pattern (as given to addServerName): a request on a
+    // connection whose handshake picked pattern goes to pattern's routes only; other requests never reach them.
+    // An empty pattern goes back to the App's own routes. A plain App has one set of routes: it ignores this.
+    App& domain(std::string_view pattern);
 
     Loop& loop() noexcept { return *loop_; }
     HttpServer& server() noexcept { return *server_; }
