@@ -92,6 +92,18 @@ TEST_P(TlsTest, CurlVerifiesTheCertificateAndGetsTheBody) {
     EXPECT_EQ(result.output, "hello over TLS");
 }
 
+TEST_P(TlsTest, OpensslSClientVerifiesAndGetsTheBody) {
+    serveTls(localhost());
+    CommandResult result = runCommand(
+        "printf 'GET / HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' | timeout 10 openssl s_client "
+        "-connect 127.0.0.1:" +
+        std::to_string(port()) + " -servername localhost -verify_return_error -quiet -CAfile " +
+        TestCertificates::get().caFile + " 2>&1");
+    EXPECT_EQ(result.status, 0) << result.output;
+    EXPECT_NE(result.output.find("HTTP/1.1 200 OK"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("hello over TLS"), std::string::npos) << result.output;
+}
+
 TEST_P(TlsTest, ServesKeyAndCertificateGivenInMemory) {
     const TestCertificates& c = TestCertificates::get();
     std::string key = readFile(c.keyFile);
