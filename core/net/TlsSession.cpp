@@ -114,6 +114,8 @@ TlsSession::ReadResult TlsSession::decrypt(const char* cipher, std::size_t lengt
         int read = SSL_read(ssl_, plain + plainLength, room > INT_MAX ? INT_MAX : static_cast<int>(room));
         if (read > 0) {
             plainLength += static_cast<std::size_t>(read);
+            // All input used and no record bytes kept: a further SSL_read would only say WANT_READ.
+            if (context_.inputLeft() == 0 && SSL_has_pending(ssl_) == 0) break;
             continue;
         }
         int error = SSL_get_error(ssl_, read);

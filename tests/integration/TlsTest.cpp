@@ -75,6 +75,9 @@ TEST_P(TlsTest, AnswersAVerifyingClientOnOneSessionRequestAfterRequest) {
     serveTls(localhost());
     TestClient client(port(), verifying());
     ASSERT_EQ(client.handshakeError(), "");
+    // TLS 1.3, and the server's first choice of suite over OpenSSL's default order (AES-256 first).
+    EXPECT_EQ(SSL_version(client.ssl()), TLS1_3_VERSION);
+    EXPECT_STREQ(SSL_get_cipher_name(client.ssl()), "TLS_AES_128_GCM_SHA256");
     for (int i = 0; i < 3; ++i) {
         auto response = get(client);
         ASSERT_TRUE(response);
