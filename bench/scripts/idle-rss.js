@@ -7,16 +7,19 @@
 // heap those take), not the kernel's socket buffers, which are not part of any process's RSS.
 //
 //   node bench/scripts/idle-rss.js [--impl loopwire-js|loopwire-cpp|uws|node-http] [--connections 10000]
-//                                  [--uws DIR] [--build DIR]
+//                                  [--tls [--low-memory]] [--uws DIR] [--build DIR]
 //
-// uws: the uwebsockets package folder (default: the A/B runner's cache). Needs `ulimit -n` above the number of
-// connections (both processes inherit it).
-const { spawn } = require('node:child_process');
+// --tls: WebSockets over TLS (wss) to an SSLApp (loopwire-js and uws only) with a key and certificate made by the
+// openssl command; --low-memory sets its ssl_prefer_low_memory_usage. uws: the uwebsockets package folder
+// (default: the A/B runner's cache). Needs `ulimit -n` above the number of connections (both processes inherit
+// it).
+const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const tls = require('node:tls');
 const { parseArgs } = require('node:util');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -24,6 +27,8 @@ const { values } = parseArgs({
   options: {
     impl: { type: 'string', default: 'loopwire-js' },
     connections: { type: 'string', default: '10000' },
+    tls: { type: 'boolean', default: false },
+    'low-memory': { type: 'boolean', default: false },
     uws: { type: 'string', default: path.join(os.homedir(), '.cache', 'loopwire-bench', 'uwebsockets-3.0.6', 'node_modules', 'uwebsockets') },
     build: { type: 'string', default: path.join(ROOT, 'build') },
   },
@@ -43,6 +48,31 @@ const SERVERS = {
   'loopwire-cpp': [path.join(values.build, 'bench/scenarios/echo')],
 };
 
+// The TLS server, run as `node -e`: an SSLApp on the uWebSockets.js API with one WebSocket route whose sockets
+// never time out.
+const TLS_SERVER_SOURCE = `
+const [moduleSpec, key, cert, lowMemory] = process.argv.slice(1);
+const uWS = require(moduleSpec);
+uWS.SSLApp({ key_file_name: key, cert_file_name: cert, ssl_prefer_low_memory_usage: lowMemory === 'true' })
+  .ws('/*', { idleTimeout: 0, message: (ws, message, isBinary) => ws.send(message, isBinary) })
+  .listen('127.0.0.1', 0, (token) => {
+    if (!token) process.exit(1);
+    console.log('listening on ' + uWS.us_socket_local_port(token));
+  });
+`;
+const TLS_MODULES = { 'loopwire-js': ROOT, uws: values.uws };
+
+// The command of the TLS server, with a key and certificate made in folder.
+function tlsServerCommand(folder) {
+  const moduleSpec = TLS_MODULES[values.impl];
+  if (!moduleSpec) throw new Error(`--tls needs --impl ${Object.keys(TLS_MODULES).join(' or ')}`);
+  const key = path.join(folder, 'key.pem');
+  const cert = path.join(folder, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  return [process.execPath, '-e', TLS_SERVER_SOURCE, moduleSpec, key, cert, String(values['low-memory'])];
+}
+
 function residentBytes(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
@@ -60,7 +90,8 @@ async function lowestReading(pid) {
 }
 
 function startServer(command) {
-  const child = spawn(command[0], [...command.slice(1), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const portArguments = values.tls ? [] : ['--port', '0'];
+  const child = spawn(command[0], [...command.slice(1), ...portArguments], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk) => {
@@ -72,10 +103,13 @@ function startServer(command) {
   });
 }
 
-/** Opens one WebSocket with a raw socket; resolves with the socket once the 101 has arrived. */
+/** Opens one WebSocket with a raw socket (TLS with --tls); resolves with the socket once the 101 has arrived. */
 function openWebSocket(port) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
+    const connect = (onConnected) => (values.tls
+      ? tls.connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, onConnected)
+      : net.connect(port, '127.0.0.1', onConnected));
+    const socket = connect(() => {
       socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
                    `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
     });
@@ -93,7 +127,8 @@ function openWebSocket(port) {
 }
 
 async function main() {
-  const command = SERVERS[values.impl];
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-idle-rss-'));
+  const command = values.tls ? tlsServerCommand(folder) : SERVERS[values.impl];
   if (!command) throw new Error(`--impl must be one of ${Object.keys(SERVERS).join(', ')}`);
   const { child, port } = await startServer(command);
   try {
@@ -112,11 +147,12 @@ async function main() {
     await Promise.all(Array.from({ length: CONCURRENT_OPENS }, opener));
     const after = await lowestReading(child.pid);
     const perSocket = (after - before) / CONNECTIONS;
-    console.log(JSON.stringify({ impl: values.impl, connections: CONNECTIONS, rssBeforeBytes: before, rssAfterBytes: after,
-      bytesPerIdleSocket: Math.round(perSocket) }));
+    console.log(JSON.stringify({ impl: values.impl, tls: values.tls, lowMemory: values['low-memory'],
+      connections: CONNECTIONS, rssBeforeBytes: before, rssAfterBytes: after, bytesPerIdleSocket: Math.round(perSocket) }));
     for (const socket of sockets) socket.destroy();
   } finally {
     child.kill('SIGKILL');
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 

@@ -33,6 +33,15 @@ SocketContextOptions localhost() {
     return tls;
 }
 
+// other.test's key and certificate, for the server-name tests.
+SocketContextOptions otherTest() {
+    const TestCertificates& c = TestCertificates::get();
+    SocketContextOptions tls;
+    tls.key_file_name = c.otherKeyFile;
+    tls.cert_file_name = c.otherCertFile;
+    return tls;
+}
+
 TlsClientOptions verifying() {
     TlsClientOptions client;
     client.caFile = TestCertificates::get().caFile;
@@ -370,9 +379,7 @@ TEST_P(TlsTest, AlpnPicksHttp11AndNothingElse) {
 TEST_P(TlsTest, ServerNamesPickTheirCertificatesWithWildcardsOneLabelDeep) {
     const TestCertificates& c = TestCertificates::get();
     serveTls(localhost(), [&c](App& app) {
-        SocketContextOptions other;
-        other.key_file_name = c.otherKeyFile;
-        other.cert_file_name = c.otherCertFile;
+        SocketContextOptions other = otherTest();
         SocketContextOptions wildcard;
         wildcard.key_file_name = c.wildcardKeyFile;
         wildcard.cert_file_name = c.wildcardCertFile;
@@ -407,9 +414,7 @@ TEST_P(TlsTest, AMissingServerNameCanBeAddedForTheHandshakeThatAskedForIt) {
         app.missingServerName([&app, &c, asked](std::string_view hostname) {
             asked->emplace_back(hostname);
             if (hostname == "other.test") {
-                SocketContextOptions other;
-                other.key_file_name = c.otherKeyFile;
-                other.cert_file_name = c.otherCertFile;
+                SocketContextOptions other = otherTest();
                 app.addServerName(hostname, other);
             }
         });
@@ -438,9 +443,7 @@ TEST_P(TlsTest, AMissingServerNameCanBeAddedForTheHandshakeThatAskedForIt) {
 TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {
     const TestCertificates& c = TestCertificates::get();
     serveTls(localhost(), [&c](App& app) {
-        SocketContextOptions other;
-        other.key_file_name = c.otherKeyFile;
-        other.cert_file_name = c.otherCertFile;
+        SocketContextOptions other = otherTest();
         app.addServerName("other.test", other);
         app.get("/*", [](auto* res, auto*) { res->end(); });
     });
@@ -452,9 +455,7 @@ TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {
 TEST_P(TlsTest, DomainRoutesServeOnlyTheirServerName) {
     const TestCertificates& c = TestCertificates::get();
     serveTls(localhost(), [&c](App& app) {
-        SocketContextOptions other;
-        other.key_file_name = c.otherKeyFile;
-        other.cert_file_name = c.otherCertFile;
+        SocketContextOptions other = otherTest();
         app.addServerName("other.test", other);
         app.get("/*", [](auto* res, auto*) { res->end("default"); });
         app.domain("other.test")
@@ -465,9 +466,7 @@ TEST_P(TlsTest, DomainRoutesServeOnlyTheirServerName) {
         app.domain("").get("/after", [](auto* res, auto*) { res->end("default after"); });
         app.missingServerName([&app, &c](std::string_view hostname) {
             if (hostname != "late.test") return;
-            SocketContextOptions late;
-            late.key_file_name = c.otherKeyFile;
-            late.cert_file_name = c.otherCertFile;
+            SocketContextOptions late = otherTest();
             app.addServerName(hostname, late);
         });
     });
