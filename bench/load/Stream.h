@@ -5,6 +5,7 @@
 
 #include "LoadLimits.h"
 #include "RunStats.h"
+#include "Socket.h"
 #include "Tls.h"
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <sys/epoll.h>
 #include <unistd.h>
 
 namespace loopwire::lwload {
@@ -92,6 +94,46 @@ enum class OpenStep : std::uint8_t {
 // each resumed one, in stats.
 OpenStep advanceOpen(int fd, const TlsContext* context, TlsSession& tls, std::uint32_t events,
                      RunStats& stats) noexcept;
+
+// Advances the opening of connection c (advanceOpen) and acts on the step the same way for every worker: each
+// worker's continueOpen() calls it on every epoll event while c is opening. It never allocates.
+//   - Still opening, or open: c's epoll interest follows what the handshake waits for (EPOLLOUT and c.wantWrite
+//     set for WantWrite, EPOLLIN otherwise). If epoll refuses the change, counts a connect error and calls
+//     reopenLater(), which must close c, and stops there. Once open, calls onOpen().
+//   - ConnectFailed or TlsFailed: counts a connect or a TLS error (the first TLS reason goes to firstTlsError while
+//     it is null), calls closeSocket() and sets c.retryAtNs to now + kReconnectBackoffNs.
+// Connection has int fd, TlsSession tls, bool wantWrite and std::int64_t retryAtNs, and &c is the data it was
+// registered with in epoll. context: nullptr for http:// and ws://.
+template <typename Connection, typename OnOpen, typename ReopenLater, typename CloseSocket>
+void driveOpen(Connection& c, std::uint32_t events, std::int64_t now, const TlsContext* context, Epoll& epoll,
+               RunStats& stats, const char*& firstTlsError, OnOpen&& onOpen, ReopenLater&& reopenLater,
+               CloseSocket&& closeSocket) {
+    const OpenStep step = advanceOpen(c.fd, context, c.tls, events, stats);
+    switch (step) {
+        case OpenStep::Ready:
+        case OpenStep::WantRead:
+        case OpenStep::WantWrite: {
+            const bool want = step == OpenStep::WantWrite;
+            if (want != c.wantWrite && !epoll.modify(c.fd, want ? EPOLLOUT : EPOLLIN, &c)) {
+                ++stats.errors.connect;
+                reopenLater();
+                return;
+            }
+            c.wantWrite = want;
+            if (step == OpenStep::Ready) onOpen();
+            return;
+        }
+        case OpenStep::ConnectFailed:
+            ++stats.errors.connect;
+            break;
+        case OpenStep::TlsFailed:
+            ++stats.errors.tls;
+            if (firstTlsError == nullptr) firstTlsError = c.tls.lastError();
+            break;
+    }
+    closeSocket();
+    c.retryAtNs = now + limits::kReconnectBackoffNs;
+}
 
 // Ends the connection: TLS first (close_notify, see TlsSession::close), then the socket (which also removes it from
 // the epoll set). fd becomes -1.

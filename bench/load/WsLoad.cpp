@@ -75,31 +75,9 @@ void WsWorker::open(Connection& c, std::int64_t now) {
 }
 
 void WsWorker::continueOpen(Connection& c, std::uint32_t events, std::int64_t now) {
-    const OpenStep step = advanceOpen(c.fd, config_.tls, c.tls, events, stats_);
-    switch (step) {
-        case OpenStep::Ready:
-        case OpenStep::WantRead:
-        case OpenStep::WantWrite: {
-            const bool want = step == OpenStep::WantWrite;
-            if (want != c.wantWrite && !epoll_.modify(c.fd, want ? EPOLLOUT : EPOLLIN, &c)) {
-                ++stats_.errors.connect;
-                reopen(c, now, true);
-                return;
-            }
-            c.wantWrite = want;
-            if (step == OpenStep::Ready) startHandshake(c, now);
-            return;
-        }
-        case OpenStep::ConnectFailed:
-            ++stats_.errors.connect;
-            break;
-        case OpenStep::TlsFailed:
-            ++stats_.errors.tls;
-            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
-            break;
-    }
-    closeSocket(c);
-    c.retryAtNs = now + limits::kReconnectBackoffNs;
+    driveOpen(
+        c, events, now, config_.tls, epoll_, stats_, firstProtocolError_, [&] { startHandshake(c, now); },
+        [&] { reopen(c, now, true); }, [&] { closeSocket(c); });
 }
 
 void WsWorker::closeSocket(Connection& c) {
