@@ -296,8 +296,8 @@ void Socket::close() noexcept {
     ::close(descriptor);
     group_->remove(*this);
     backpressure_.release();
-    delete tls_;
-    tls_ = nullptr;
+    // The TLS session is freed with the socket, after the loop's callbacks: close() may run inside one of its
+    // OpenSSL calls (a missing-server-name handler that closes the App during the handshake).
     onClose();
     loop_.deferDelete(this);
 }
@@ -368,6 +368,7 @@ void Socket::readEncrypted() {
         tls_->decrypt(ciphertext, static_cast<std::size_t>(received), plaintext, kTlsPlaintextBytes, plaintextLength);
     // Handshake messages, session tickets and alerts the session wrote while reading.
     flushTlsOutput();
+    if (closed_) return;
     if (result == TlsSession::ReadResult::Failed) {
         close();
         return;

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <netinet/in.h>
+#include <stdexcept>
 #include <string>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -438,6 +439,18 @@ TEST_P(TlsTest, AMissingServerNameCanBeAddedForTheHandshakeThatAskedForIt) {
         EXPECT_EQ(client.peerCommonName(), "localhost");
     }
     server().runOnLoop([asked](App&) { EXPECT_EQ(*asked, (std::vector<std::string>{"other.test", "nobody.test"})); });
+}
+
+TEST_P(TlsTest, AMissingServerNameHandlerThatClosesTheAppEndsTheHandshake) {
+    serveTls(localhost(), [](App& app) {
+        app.missingServerName([&app](std::string_view) { app.close(); });
+        app.get("/*", [](auto* res, auto*) { res->end(); });
+    });
+    TestClient client(port(), naming("closing.test"));
+    // The App closed its connections and its listener, and its thread ended (under ASan: without touching a
+    // freed session).
+    EXPECT_NE(client.handshakeError(), "");
+    EXPECT_THROW(TestClient{port()}, std::runtime_error);
 }
 
 TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {

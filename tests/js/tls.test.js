@@ -219,3 +219,14 @@ test('domain() gives a server name routes of its own', async (t) => {
   assert.deepEqual(await httpsGet(port, '/after'), { status: 200, body: 'default after' });
   assert.throws(() => uWS.SSLApp(localhostFiles).domain(5), { name: 'TypeError', message: /serverName/ });
 });
+
+test('a missingServerName callback that closes the App mid-handshake ends it without a crash', async (t) => {
+  let token = false;
+  const app = uWS.SSLApp(localhostFiles);
+  t.after(() => app.close());
+  app.missingServerName(() => app.close()).get('/*', (res) => res.end('unreachable'));
+  app.listen('127.0.0.1', 0, (listenSocket) => { token = listenSocket; });
+  const port = uWS.us_socket_local_port(token);
+  await assert.rejects(commonNameFor(port, 'closing.test'));
+  await assert.rejects(httpsGet(port));
+});
