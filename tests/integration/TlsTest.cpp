@@ -409,10 +409,9 @@ TEST_P(TlsTest, ServerNamesPickTheirCertificatesWithWildcardsOneLabelDeep) {
 }
 
 TEST_P(TlsTest, AMissingServerNameCanBeAddedForTheHandshakeThatAskedForIt) {
-    const TestCertificates& c = TestCertificates::get();
     auto asked = std::make_shared<std::vector<std::string>>();
-    serveTls(localhost(), [&c, asked](App& app) {
-        app.missingServerName([&app, &c, asked](std::string_view hostname) {
+    serveTls(localhost(), [asked](App& app) {
+        app.missingServerName([&app, asked](std::string_view hostname) {
             asked->emplace_back(hostname);
             if (hostname == "other.test") {
                 SocketContextOptions other = otherTest();
@@ -454,8 +453,7 @@ TEST_P(TlsTest, AMissingServerNameHandlerThatClosesTheAppEndsTheHandshake) {
 }
 
 TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {
-    const TestCertificates& c = TestCertificates::get();
-    serveTls(localhost(), [&c](App& app) {
+    serveTls(localhost(), [](App& app) {
         SocketContextOptions other = otherTest();
         app.addServerName("other.test", other);
         app.get("/*", [](auto* res, auto*) { res->end(); });
@@ -466,8 +464,7 @@ TEST_P(TlsTest, ARemovedServerNameFallsBackToTheDefaultCertificate) {
 }
 
 TEST_P(TlsTest, DomainRoutesServeOnlyTheirServerName) {
-    const TestCertificates& c = TestCertificates::get();
-    serveTls(localhost(), [&c](App& app) {
+    serveTls(localhost(), [](App& app) {
         SocketContextOptions other = otherTest();
         app.addServerName("other.test", other);
         app.get("/*", [](auto* res, auto*) { res->end("default"); });
@@ -477,7 +474,7 @@ TEST_P(TlsTest, DomainRoutesServeOnlyTheirServerName) {
         // Routes for a name added later (here by the missing-name handler) wait for it.
         app.domain("late.test").get("/*", [](auto* res, auto*) { res->end("late"); });
         app.domain("").get("/after", [](auto* res, auto*) { res->end("default after"); });
-        app.missingServerName([&app, &c](std::string_view hostname) {
+        app.missingServerName([&app](std::string_view hostname) {
             if (hostname != "late.test") return;
             SocketContextOptions late = otherTest();
             app.addServerName(hostname, late);
