@@ -135,7 +135,8 @@ void AppWrap::adoptSocket(const Args& args) {
     }
     if (!app.app_.tryAdoptSocket(static_cast<int>(*fd))) {
         std::string message = "app.adoptSocket: fd " + std::to_string(*fd) +
-                              " is not an open, connected stream socket (it was left open)";
+                              " is not an open, connected stream socket, or is one this App serves already (it was "
+                              "left open)";
         return throwRangeError(isolate, message.c_str());
     }
     args.GetReturnValue().Set(args.This());

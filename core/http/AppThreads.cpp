@@ -44,12 +44,19 @@ App& App::removeChildApp(App* child) {
 
 bool App::tryAdoptSocket(int fd) {
     SocketAddress remote;
-    if (constructorFailed() || !ServerThreads::prepareForeignSocket(fd, remote)) return false;
+    // A descriptor this App's loop watches already (one of its own connections) would be registered twice.
+    if (constructorFailed() || fd < 0 || loop_->isWatching(fd)) return false;
+    if (!ServerThreads::prepareForeignSocket(fd, remote)) return false;
     server_->adopt(fd, remote);
     return true;
 }
 
 App& App::adoptSocket(int fd) {
+    if (fd >= 0 && loop_->isWatching(fd)) {
+        // Closing it would pull the descriptor from under the connection that has it.
+        std::fprintf(stderr, "loopwire: adoptSocket: descriptor %d refused: this App serves it already\n", fd);
+        return *this;
+    }
     if (!tryAdoptSocket(fd)) {
         std::fprintf(stderr,
                      "loopwire: adoptSocket: descriptor %d closed: it is not a connected stream socket, or this "

@@ -118,6 +118,8 @@ public:
     // and its descriptor stays open, watched by to, with no system call. For a connection that changes
     // protocol (an HTTP connection upgraded to a WebSocket), whose object changes but whose descriptor does not.
     virtual void transferWatch(IoWatcher& from, IoWatcher& to) = 0;
+    // Whether this loop watches fd (for adopting a descriptor, which must not be one of the loop's own).
+    virtual bool isWatching(int fd) const noexcept = 0;
 
     virtual void run() = 0;
     // Makes run() return after the current callback. Loop thread only.

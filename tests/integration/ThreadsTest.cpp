@@ -283,6 +283,35 @@ TEST_P(ThreadsTest, AdoptSocketServesAConnectedSocket) {
     EXPECT_EQ(answer.substr(answer.size() - 7), "adopted");
 }
 
+TEST_P(ThreadsTest, ASocketThisAppServesAlreadyIsRefusedAndKeepsWorking) {
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    AppThread server(options(), [](App& app) {
+        answering("adopted once")(app);
+        app.getDescriptor();  // keeps the loop running
+    });
+    server.runOnLoop([&](App& app) {
+        EXPECT_TRUE(app.tryAdoptSocket(pair[0]));
+        EXPECT_FALSE(app.tryAdoptSocket(pair[0]));
+        app.adoptSocket(pair[0]);  // refused, and left open: the connection has it
+        EXPECT_EQ(app.connectionCount(), 1u);
+    });
+    std::string request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    ASSERT_EQ(::write(pair[1], request.data(), request.size()), static_cast<ssize_t>(request.size()));
+    std::string answer;
+    pollfd readable{pair[1], POLLIN, 0};
+    char buffer[4096];
+    while (::poll(&readable, 1, 5000) == 1) {
+        ssize_t got = ::read(pair[1], buffer, sizeof buffer);
+        if (got <= 0) break;
+        answer.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(pair[1]);
+    ASSERT_GE(answer.size(), 15u);
+    EXPECT_EQ(answer.substr(0, 15), "HTTP/1.1 200 OK");
+    EXPECT_EQ(answer.substr(answer.size() - 12), "adopted once");
+}
+
 TEST_P(ThreadsTest, TryAdoptSocketLeavesAloneWhatIsNotAConnectedStreamSocket) {
     App app(options());
     auto isOpen = [](int fd) { return ::fcntl(fd, F_GETFD) != -1; };

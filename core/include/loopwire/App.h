@@ -161,10 +161,11 @@ public:
     App& removeChildApp(App* child);
     // Serves fd, a connected stream socket accepted elsewhere, as if a listener of this App had accepted it, and
     // takes ownership of it: one that is not an open, connected stream socket is closed, with a message on stderr.
-    // The descriptor must not be one that a loopwire App serves already.
+    // One this App serves already is refused (left open, with the message). One that another loopwire App serves
+    // must not be given: nothing can tell it here.
     App& adoptSocket(int fd);
     // Like adoptSocket, for callers that report failure themselves: returns false, and leaves fd open and
-    // untouched, when it is not an open, connected stream socket.
+    // untouched, when it is not an open, connected stream socket, or this App serves it already.
     bool tryAdoptSocket(int fd);
 
     // Connections open right now: HTTP connections and WebSockets.

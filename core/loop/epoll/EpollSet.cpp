@@ -88,6 +88,17 @@ void EpollSet::addTagged(int fd) {
     if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) fatal("loopwire: epoll_ctl(ADD)");
 }
 
+bool EpollSet::contains(int fd) const noexcept {
+    // The kernel keeps the registrations; adding one again is how it tells. A probe that succeeds is undone at
+    // once, and with no events requested it can report nothing meanwhile.
+    epoll_event probe{};
+    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &probe) == 0) {
+        epoll_ctl(fd_, EPOLL_CTL_DEL, fd, &probe);
+        return false;
+    }
+    return errno == EEXIST;
+}
+
 int EpollSet::wait(int timeoutMs) {
     for (;;) {
         int ready = epoll_wait(fd_, events_, kMaxEventsPerWait, timeoutMs);

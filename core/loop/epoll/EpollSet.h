@@ -37,6 +37,8 @@ public:
     void transfer(IoWatcher& from, IoWatcher& to);
     // Registers fd for reading under a tag instead of a watcher (a loop's own wakeup descriptor).
     void addTagged(int fd);
+    // Whether fd is registered here (asked of the kernel: two system calls; not for the hot path).
+    bool contains(int fd) const noexcept;
 
     // Waits up to timeoutMs (0: does not wait, -1: until something is ready); returns how many are ready.
     int wait(int timeoutMs);

@@ -36,6 +36,7 @@ public:
     void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
     void unwatch(IoWatcher& watcher) override;
     void transferWatch(IoWatcher& from, IoWatcher& to) override;
+    bool isWatching(int fd) const noexcept override { return set_.contains(fd); }
     void run() override;
     void stop() override;
 
