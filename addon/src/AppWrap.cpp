@@ -420,9 +420,10 @@ void AppWrap::numSubscribers(const Args& args) {
     args.GetReturnValue().Set(static_cast<double>(app.app_.numSubscribers(topic.view())));
 }
 
-// Server names (SNI). uWebSockets.js has these on every App; on a plain App they are accepted and do nothing,
-// because a plain connection carries no server name (hyper-express calls missingServerName unconditionally).
-// Every route therefore serves every request, whatever domain() said.
+// Server names (SNI), on an SSLApp: each name's key and certificate, the missing-name callback, and routes per
+// name (domain). uWebSockets.js has these on every App; on a plain App they are accepted and do nothing, because a
+// plain connection carries no server name (hyper-express calls missingServerName unconditionally): every route
+// serves every request there, whatever domain() said.
 
 // Takes (hostnamePattern: RecognizedString, options?: AppOptions); returns this. On an SSLApp, material that
 // does not load is an Error naming the option; a plain App ignores the call.

@@ -175,8 +175,9 @@ public:
     // embedders; see CallbackBatchRunner.
     App& setBatchRunner(CallbackBatchRunner* runner) noexcept;
 
-    // TLS (SSLApp). constructorFailed() is true when the SSLApp's key or certificate could not be used; its
-    // connections are then refused, and constructionError() says which option was at fault and why.
+    // TLS (SSLApp). constructorFailed() is true when the SSLApp's key or certificate could not be used; it then
+    // never listens (the listen handler gets null), and constructionError() says which option was at fault and
+    // why.
     bool isSsl() const noexcept;
     bool constructorFailed() const noexcept { return !constructionError_.empty(); }
     const std::string& constructionError() const noexcept { return constructionError_; }
