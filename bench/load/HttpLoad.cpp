@@ -157,8 +157,7 @@ void HttpWorker::onReadable(Connection& c) {
             ++stats_.errors.read;
             break;
         case ReadEnd::TlsFailed:
-            ++stats_.errors.tls;
-            if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+            countTlsFailure(c.tls, stats_, firstProtocolError_);
             break;
     }
     reopen(c, monotonicNs(), true);

@@ -104,6 +104,12 @@ OpenStep advanceOpen(int fd, const TlsContext* context, TlsSession& tls, std::ui
 //     it is null), calls closeSocket() and sets c.retryAtNs to now + kReconnectBackoffNs.
 // Connection has int fd, TlsSession tls, bool wantWrite and std::int64_t retryAtNs, and &c is the data it was
 // registered with in epoll. context: nullptr for http:// and ws://.
+// Counts a failed TLS session: one more TLS error, and its reason kept in firstTlsError while that is null.
+inline void countTlsFailure(const TlsSession& tls, RunStats& stats, const char*& firstTlsError) noexcept {
+    ++stats.errors.tls;
+    if (firstTlsError == nullptr) firstTlsError = tls.lastError();
+}
+
 template <typename Connection, typename OnOpen, typename ReopenLater, typename CloseSocket>
 void driveOpen(Connection& c, std::uint32_t events, std::int64_t now, const TlsContext* context, Epoll& epoll,
                RunStats& stats, const char*& firstTlsError, OnOpen&& onOpen, ReopenLater&& reopenLater,
@@ -127,8 +133,7 @@ void driveOpen(Connection& c, std::uint32_t events, std::int64_t now, const TlsC
             ++stats.errors.connect;
             break;
         case OpenStep::TlsFailed:
-            ++stats.errors.tls;
-            if (firstTlsError == nullptr) firstTlsError = c.tls.lastError();
+            countTlsFailure(c.tls, stats, firstTlsError);
             break;
     }
     closeSocket();

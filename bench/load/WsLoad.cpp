@@ -174,8 +174,7 @@ void WsWorker::onReadable(Connection& c) {
     if (end == ReadEnd::Drained) return;
     // The end of the connection without a close frame, or a reset: either way the server dropped it.
     if (end == ReadEnd::TlsFailed) {
-        ++stats_.errors.tls;
-        if (firstProtocolError_ == nullptr) firstProtocolError_ = c.tls.lastError();
+        countTlsFailure(c.tls, stats_, firstProtocolError_);
     } else {
         ++stats_.errors.read;
     }

@@ -46,10 +46,20 @@ std::string takeOpenSslError() {
     return text;
 }
 
+// Host names compare without regard to ASCII case; patterns are stored lower case.
+char asciiLower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool equalsLowered(std::string_view lowered, std::string_view text) noexcept {
+    if (lowered.size() != text.size()) return false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (asciiLower(text[i]) != lowered[i]) return false;
+    }
+    return true;
+}
+
 std::string lowerCase(std::string_view text) {
     std::string lowered(text);
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+    std::transform(lowered.begin(), lowered.end(), lowered.begin(), asciiLower);
     return lowered;
 }
 
@@ -296,62 +306,47 @@ bool TlsContext::addServerName(std::string_view pattern, const SocketContextOpti
     }
     ContextPointer context = buildContext(options, error);
     if (!context) return false;
-    std::string lowered = lowerCase(pattern);
-    for (ServerName& name : serverNames_) {
-        if (name.pattern == lowered) {
-            // Sessions that picked the old context hold a reference of their own to it.
-            SSL_CTX_free(name.context);
-            name.context = context.release();
-            return true;
-        }
+    if (auto name = named(pattern); name != serverNames_.end()) {
+        // Sessions that picked the old context hold a reference of their own to it.
+        SSL_CTX_free(name->context);
+        name->context = context.release();
+        return true;
     }
-    serverNames_.push_back({std::move(lowered), context.release()});
+    serverNames_.push_back({lowerCase(pattern), context.release()});
     return true;
 }
 
+std::vector<TlsContext::ServerName>::iterator TlsContext::named(std::string_view pattern) noexcept {
+    return std::find_if(serverNames_.begin(), serverNames_.end(),
+                        [pattern](const ServerName& name) { return equalsLowered(name.pattern, pattern); });
+}
+
 bool TlsContext::setServerNameData(std::string_view pattern, void* data) noexcept {
-    std::string lowered = lowerCase(pattern);
-    for (ServerName& name : serverNames_) {
-        if (name.pattern == lowered) {
-            name.data = data;
-            return true;
-        }
-    }
-    return false;
+    auto name = named(pattern);
+    if (name == serverNames_.end()) return false;
+    name->data = data;
+    return true;
 }
 
 bool TlsContext::removeServerName(std::string_view pattern) {
-    std::string lowered = lowerCase(pattern);
-    for (auto name = serverNames_.begin(); name != serverNames_.end(); ++name) {
-        if (name->pattern == lowered) {
-            SSL_CTX_free(name->context);
-            serverNames_.erase(name);
-            return true;
-        }
-    }
-    return false;
+    auto name = named(pattern);
+    if (name == serverNames_.end()) return false;
+    SSL_CTX_free(name->context);
+    serverNames_.erase(name);
+    return true;
 }
 
 const TlsContext::ServerName* TlsContext::find(std::string_view hostname) const noexcept {
     if (hostname.empty() || serverNames_.empty()) return nullptr;
-    auto equalIgnoringCase = [](std::string_view lowered, std::string_view text) {
-        if (lowered.size() != text.size()) return false;
-        for (std::size_t i = 0; i < text.size(); ++i) {
-            char c = text[i];
-            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-            if (c != lowered[i]) return false;
-        }
-        return true;
-    };
     for (const ServerName& name : serverNames_) {
-        if (equalIgnoringCase(name.pattern, hostname)) return &name;
+        if (equalsLowered(name.pattern, hostname)) return &name;
     }
     std::size_t firstDot = hostname.find('.');
     if (firstDot == 0 || firstDot == std::string_view::npos) return nullptr;
     std::string_view parent = hostname.substr(firstDot);  // ".example.com"
     for (const ServerName& name : serverNames_) {
         std::string_view pattern = name.pattern;
-        if (pattern.size() > 2 && pattern.substr(0, 2) == "*." && equalIgnoringCase(pattern.substr(1), parent))
+        if (pattern.size() > 2 && pattern.substr(0, 2) == "*." && equalsLowered(pattern.substr(1), parent))
             return &name;
     }
     return nullptr;

@@ -78,7 +78,10 @@ private:
 
     TlsContext(SSL_CTX* context, std::uint32_t handshakeTimeoutMs) noexcept;
     static int selectServerName(SSL* ssl, int* alert, void* self);
+    // The server name that covers hostname (exactly or by wildcard), or null.
     const ServerName* find(std::string_view hostname) const noexcept;
+    // The entry of pattern itself (compared without case), or end().
+    std::vector<ServerName>::iterator named(std::string_view pattern) noexcept;
 
     SSL_CTX* context_;
     std::uint32_t handshakeTimeoutMs_;

@@ -67,19 +67,21 @@ TestServer::~TestServer() {
     if (thread_.joinable()) thread_.join();
 }
 
-void TestServer::runOnLoop(std::function<void(App&)> f) {
+void runOnAppThread(App& app, const std::function<void(App&)>& f) {
     std::promise<void> done;
-    App* app = app_;
+    // Through the heap: the task's captures are larger than App::Task holds inline.
     auto* task = new std::function<void()>([&] {
-        f(*app);
+        f(app);
         done.set_value();
     });
-    app->defer([task] {
+    app.defer([task] {
         (*task)();
         delete task;
     });
     done.get_future().wait();
 }
+
+void TestServer::runOnLoop(std::function<void(App&)> f) { runOnAppThread(*app_, f); }
 
 std::size_t TestServer::connectionCount() {
     std::size_t count = 0;

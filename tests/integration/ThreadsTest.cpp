@@ -55,19 +55,7 @@ public:
     AppThread& operator=(const AppThread&) = delete;
 
     // Runs f on the App's thread and waits for it.
-    void runOnLoop(std::function<void(App&)> f) {
-        std::promise<void> done;
-        App* app = app_;
-        auto* task = new std::function<void()>([&] {
-            f(*app);
-            done.set_value();
-        });
-        app->defer([task] {
-            (*task)();
-            delete task;
-        });
-        done.get_future().wait();
-    }
+    void runOnLoop(const std::function<void(App&)>& f) { runOnAppThread(*app_, f); }
     App* app() const noexcept { return app_; }
 
 private:
@@ -260,6 +248,20 @@ TEST_P(ThreadsTest, AChildWithAFullInboxIsPassedBy) {
     EXPECT_TRUE(waiting.back()->waitForClose());
 }
 
+// Reads fd until the peer closes it (or nothing comes for 5 s), then closes it; returns what arrived.
+std::string readUntilClosed(int fd) {
+    std::string answer;
+    pollfd readable{fd, POLLIN, 0};
+    char buffer[4096];
+    while (::poll(&readable, 1, 5000) == 1) {
+        ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got <= 0) break;
+        answer.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    return answer;
+}
+
 TEST_P(ThreadsTest, AdoptSocketServesAConnectedSocket) {
     int pair[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
@@ -270,15 +272,7 @@ TEST_P(ThreadsTest, AdoptSocketServesAConnectedSocket) {
     server.runOnLoop([&](App& app) { EXPECT_TRUE(app.tryAdoptSocket(pair[0])); });
     std::string request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     ASSERT_EQ(::write(pair[1], request.data(), request.size()), static_cast<ssize_t>(request.size()));
-    std::string answer;
-    pollfd readable{pair[1], POLLIN, 0};
-    char buffer[4096];
-    while (::poll(&readable, 1, 5000) == 1) {
-        ssize_t got = ::read(pair[1], buffer, sizeof buffer);
-        if (got <= 0) break;
-        answer.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(pair[1]);
+    std::string answer = readUntilClosed(pair[1]);
     EXPECT_EQ(answer.substr(0, 15), "HTTP/1.1 200 OK");
     EXPECT_EQ(answer.substr(answer.size() - 7), "adopted");
 }
@@ -298,15 +292,7 @@ TEST_P(ThreadsTest, ASocketThisAppServesAlreadyIsRefusedAndKeepsWorking) {
     });
     std::string request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     ASSERT_EQ(::write(pair[1], request.data(), request.size()), static_cast<ssize_t>(request.size()));
-    std::string answer;
-    pollfd readable{pair[1], POLLIN, 0};
-    char buffer[4096];
-    while (::poll(&readable, 1, 5000) == 1) {
-        ssize_t got = ::read(pair[1], buffer, sizeof buffer);
-        if (got <= 0) break;
-        answer.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(pair[1]);
+    std::string answer = readUntilClosed(pair[1]);
     ASSERT_GE(answer.size(), 15u);
     EXPECT_EQ(answer.substr(0, 15), "HTTP/1.1 200 OK");
     EXPECT_EQ(answer.substr(answer.size() - 12), "adopted once");

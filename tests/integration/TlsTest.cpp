@@ -26,21 +26,19 @@ using ::testing::HasSubstr;
 
 constexpr std::string_view kGet = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
-SocketContextOptions localhost() {
-    const TestCertificates& c = TestCertificates::get();
+// The options of one key and certificate file (the TestCertificates strings live as long as the process).
+SocketContextOptions material(const std::string& keyFile, const std::string& certFile) {
     SocketContextOptions tls;
-    tls.key_file_name = c.keyFile;
-    tls.cert_file_name = c.certFile;
+    tls.key_file_name = keyFile;
+    tls.cert_file_name = certFile;
     return tls;
 }
 
+SocketContextOptions localhost() { return material(TestCertificates::get().keyFile, TestCertificates::get().certFile); }
+
 // other.test's key and certificate, for the server-name tests.
 SocketContextOptions otherTest() {
-    const TestCertificates& c = TestCertificates::get();
-    SocketContextOptions tls;
-    tls.key_file_name = c.otherKeyFile;
-    tls.cert_file_name = c.otherCertFile;
-    return tls;
+    return material(TestCertificates::get().otherKeyFile, TestCertificates::get().otherCertFile);
 }
 
 TlsClientOptions verifying() {
