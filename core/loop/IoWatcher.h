@@ -2,7 +2,8 @@
 //
 // The net layer derives its sockets from it. The loop calls onIo() on the loop thread with the ready events;
 // onIo may unwatch and close the descriptor, but must not destroy the watcher itself (sockets are freed after
-// the iteration, see Loop::deferDelete). Both backends register descriptors through an EpollSet.
+// the iteration, see Loop::deferDelete). Both backends register descriptors through an EpollSet, level-triggered
+// unless io::kEdgeTriggered is among the requested events.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,11 @@ inline constexpr std::uint32_t kReadable = 1u << 0;
 inline constexpr std::uint32_t kWritable = 1u << 1;
 inline constexpr std::uint32_t kError = 1u << 2;   // reported, never requested
 inline constexpr std::uint32_t kHangup = 1u << 3;  // reported, never requested
+// Reported with kReadable, never requested: the peer's FIN had arrived when the descriptor was polled.
+inline constexpr std::uint32_t kPeerEnded = 1u << 5;
+// Requested, never reported: readiness is reported once per change (a new arrival, new room), not for as long as
+// it lasts. The watcher must then read until the kernel has nothing left, or ask again (Loop::rearmWatch).
+inline constexpr std::uint32_t kEdgeTriggered = 1u << 4;
 }  // namespace io
 
 class IoWatcher {

@@ -112,6 +112,9 @@ public:
     // Registers fd for the events (io::kReadable | io::kWritable). The watcher must not be watched already.
     virtual void watch(IoWatcher& watcher, int fd, std::uint32_t events) = 0;
     virtual void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) = 0;
+    // For an edge-triggered watcher that stopped before the kernel ran out (a full receive buffer, a socket that
+    // broke): reports it again, in the next poll, if it is ready now. One system call.
+    virtual void rearmWatch(IoWatcher& watcher) = 0;
     // Unregisters; afterwards the descriptor may be closed. No onIo call follows, even one already polled.
     virtual void unwatch(IoWatcher& watcher) = 0;
     // Moves from's registration (descriptor and events) to to, which must not be watched: from is unwatched

@@ -5,7 +5,8 @@
 //
 // Reading: every read lands in the loop's shared receive buffer and is handed to onData() in place (the bytes
 //   are writable and followed by Loop::kReceiveBufferPadding writable bytes); they are valid only during the
-//   call. After the peer's FIN, onEnd() runs once and reading stops.
+//   call. After the peer's FIN, onEnd() runs once and reading stops. The descriptor is watched edge-triggered:
+//   one read per readiness report, and a read that fills the buffer asks to be reported again.
 // Writing: write() sends at once, or, while the socket is corked, gathers in the loop's cork buffer, which
 //   uncork() sends in one syscall. What the kernel does not take goes to this socket's backpressure buffer,
 //   sent when the socket becomes writable; onWritable() runs when that buffer has drained. Only one socket per
@@ -134,8 +135,11 @@ private:
 
     void onIo(std::uint32_t events) override;
     bool writeSlowly(std::string_view data);
-    void readOnce();
-    void readEncrypted();
+    // peerEnded: the readiness report said the peer's FIN had arrived (see readAgainLater).
+    void readOnce(bool peerEnded);
+    void readEncrypted(bool peerEnded);
+    // After a read that may have left input unannounced: the loop reports the socket again if any is left.
+    void readAgainLater() noexcept;
     // The peer's FIN (or close_notify) arrived.
     void endOfStream();
     // Returns true when some bytes were sent (or the socket closed).

@@ -16,12 +16,14 @@ std::uint32_t toEpoll(std::uint32_t events) noexcept {
     std::uint32_t result = 0;
     if (events & io::kReadable) result |= EPOLLIN | EPOLLRDHUP;
     if (events & io::kWritable) result |= EPOLLOUT;
+    if (events & io::kEdgeTriggered) result |= EPOLLET;
     return result;
 }
 
 std::uint32_t fromEpoll(std::uint32_t events) noexcept {
     std::uint32_t result = 0;
     if (events & (EPOLLIN | EPOLLRDHUP)) result |= io::kReadable;
+    if (events & EPOLLRDHUP) result |= io::kPeerEnded;
     if (events & EPOLLOUT) result |= io::kWritable;
     if (events & EPOLLERR) result |= io::kError;
     if (events & EPOLLHUP) result |= io::kHangup;
@@ -62,6 +64,14 @@ void EpollSet::modify(IoWatcher& watcher, std::uint32_t events) {
     event.data.ptr = &watcher;
     if (epoll_ctl(fd_, EPOLL_CTL_MOD, watcher.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
     watcher.events_ = events;
+}
+
+void EpollSet::rearm(IoWatcher& watcher) {
+    LW_CHECK(watcher.isWatched());
+    epoll_event event{};
+    event.events = toEpoll(watcher.events_);
+    event.data.ptr = &watcher;
+    if (epoll_ctl(fd_, EPOLL_CTL_MOD, watcher.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
 }
 
 void EpollSet::remove(IoWatcher& watcher) noexcept {

@@ -1,4 +1,5 @@
-// EpollSet: the descriptors a loop watches, in one epoll instance (level-triggered), for both backends.
+// EpollSet: the descriptors a loop watches, in one epoll instance, for both backends. A watcher is level-triggered
+// unless it asks for io::kEdgeTriggered (the sockets do: see Socket::readOnce for why, and what it takes).
 //
 // The epoll backend waits on it itself. The libuv backend gives its descriptor to libuv as a single uv_poll_t and
 // reads the ready sockets here when libuv says it is readable: libuv then holds one registration per loop instead
@@ -31,6 +32,9 @@ public:
     // Registers fd for events (io::kReadable | io::kWritable); watcher must not be watched.
     void add(IoWatcher& watcher, int fd, std::uint32_t events);
     void modify(IoWatcher& watcher, std::uint32_t events);
+    // Re-registers the same events: the kernel polls the descriptor again and, if it is ready, queues it for the
+    // next wait() even when edge-triggered and nothing new happened.
+    void rearm(IoWatcher& watcher);
     // Unregisters; the descriptor may be closed afterwards.
     void remove(IoWatcher& watcher) noexcept;
     // Moves from's registration to to (see Loop::transferWatch).

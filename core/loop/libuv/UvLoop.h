@@ -34,6 +34,7 @@ public:
 
     void watch(IoWatcher& watcher, int fd, std::uint32_t events) override;
     void setWatchedEvents(IoWatcher& watcher, std::uint32_t events) override;
+    void rearmWatch(IoWatcher& watcher) override { set_.rearm(watcher); }
     void unwatch(IoWatcher& watcher) override;
     void transferWatch(IoWatcher& from, IoWatcher& to) override;
     bool isWatching(int fd) const noexcept override { return set_.contains(fd); }
