@@ -142,6 +142,9 @@ public:
     // run (a callback that blocked it, a long garbage collection, a stopped process), and a connection must not
     // be timed out for the server's own unavailability. Read once per iteration, like nowMs().
     std::uint64_t timeoutClockMs() const noexcept { return timeoutClockMs_; }
+    // Moves the timeout clock ms ahead at once, as if that much time had passed, so that a test can reach a
+    // deadline minutes away (a WebSocket's maxLifetime) without waiting; the next sweep acts on it. Tests only.
+    void advanceTimeoutClockForTesting(std::uint64_t ms) noexcept { timeoutClockMs_ += ms; }
     // Twice the longest the loop sleeps when free: min(sweepIntervalMs, the Date refresh period) * 2.
     std::uint32_t maxCountedGapMs() const noexcept { return maxCountedGapMs_; }
     std::string_view date() const noexcept { return date_.text(); }

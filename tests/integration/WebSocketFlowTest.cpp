@@ -69,6 +69,30 @@ TEST_P(WebSocketFlow, IdleTimeoutPingsAndAPongKeepsTheConnectionOpen) {
     EXPECT_EQ(log_.count("close:"), 1u) << joined(log_.events());
 }
 
+TEST_P(WebSocketFlow, MaxLifetimeEndsAConnectionThatIsNotIdleWith1000) {
+    serveWs([](Behavior& behavior, App&) { behavior.maxLifetime = 1; }, fastSweep());
+    auto client = connect();
+    // Minutes pass on the timeout clock in an instant; the sweep (every 100 ms) acts on the new time.
+    auto skip = [this](std::uint64_t ms) {
+        server().runOnLoop([ms](App& app) { app.loop().advanceTimeoutClockForTesting(ms); });
+        std::this_thread::sleep_for(300ms);
+    };
+    skip(59'000);
+    client->sendText("still young");
+    auto echo = client->readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->payload, "still young");
+    EXPECT_EQ(log_.count("close:"), 0u) << joined(log_.events());
+    // A busy connection is ended all the same once its minute is over: traffic does not extend a lifetime.
+    skip(2'000);
+    auto closing = client->readFrame(5s);
+    ASSERT_TRUE(closing);
+    EXPECT_EQ(closing->opcode, op::kClose);
+    EXPECT_EQ(closing->closeCode(), 1000);
+    EXPECT_EQ(closing->closeReason(), "please reconnect");
+    EXPECT_TRUE(log_.waitFor("close:1000:please reconnect")) << joined(log_.events());
+}
+
 // ---- backpressure ----
 
 TEST_P(WebSocketFlow, SendReportsBackpressureDropsOverTheLimitAndDrains) {
