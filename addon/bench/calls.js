@@ -19,6 +19,8 @@ const BATCH = 32;
 const REQUEST = 'GET /x HTTP/1.1\r\nHost: bench\r\nUser-Agent: loopwire-bench\r\nAccept: */*\r\n\r\n';
 
 const noop = () => {};
+// A body past the binding's inline string storage (512 bytes), like a cached page.
+const PAGE = 'a cached page line of 32 bytes.\n'.repeat(32);
 const writable = () => true;
 // Per request of the measured part: the empty timing and the timed call, in milliseconds.
 const emptyTimes = new Float64Array(REQUESTS);
@@ -120,6 +122,13 @@ const measures = [
     const t2 = performance.now();
     record(t0, t1, t2);
   }],
+  ['res.end (1 KiB string)', (res) => {
+    const t0 = performance.now();
+    const t1 = performance.now();
+    res.end(PAGE);
+    const t2 = performance.now();
+    record(t0, t1, t2);
+  }],
   ['whole request (hello world)', (res) => {
     res.end('ok');
   }],
@@ -174,7 +183,9 @@ async function responseLength(port) {
     let text = '';
     socket.on('data', (chunk) => {
       text += chunk;
-      if (text.endsWith('\r\n\r\nok')) resolve(text.length);
+      const headEnd = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text);
+      if (headEnd >= 0 && length !== null && text.length >= headEnd + 4 + Number(length[1])) resolve(text.length);
     });
     socket.write(REQUEST);
   });

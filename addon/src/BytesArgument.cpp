@@ -24,14 +24,42 @@ bool isAscii(const char* bytes, std::size_t size) noexcept {
     return true;
 }
 
+// The thread's buffer for strings longer than the inline storage (each thread runs its own isolate, so a
+// thread_local is a per-isolate buffer). One BytesArgument holds it at a time.
+struct ScratchBuffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
+    bool taken = false;
+};
+
+thread_local ScratchBuffer scratch;
+
 }  // namespace
 
 // The longest UTF-8 encoding of one UTF-16 code unit: a lone surrogate becomes U+FFFD, and a pair (two units)
 // becomes 4 bytes, so 3 bytes per unit always suffice.
 constexpr std::size_t kMaxUtf8BytesPerUnit = 3;
 
+BytesArgument::~BytesArgument() {
+    if (!holdsScratch_) return;
+    scratch.taken = false;
+    if (scratch.capacity > kMaxRetainedScratchBytes) {
+        scratch.bytes.reset();
+        scratch.capacity = 0;
+    }
+}
+
 char* BytesArgument::storageFor(std::size_t bytes) {
     if (bytes <= kInlineBytes) return inline_;
+    if (holdsScratch_ || !scratch.taken) {
+        if (scratch.capacity < bytes) {
+            // Grown in one step to what is asked (not doubled): the same body size is what comes again.
+            scratch.bytes.reset(new char[bytes]);
+            scratch.capacity = bytes;
+        }
+        scratch.taken = holdsScratch_ = true;
+        return scratch.bytes.get();
+    }
     heap_.reset(new char[bytes]);
     return heap_.get();
 }
@@ -40,12 +68,14 @@ bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
     if (value->IsString()) {
         v8::Local<v8::String> string = value.As<v8::String>();
         std::size_t units = static_cast<std::size_t>(string->Length());
-        if (string->IsOneByte() && units <= kInlineBytes) {
-            // The common body or header: short, Latin-1 and in fact ASCII. Copying its units is much cheaper than
-            // V8's UTF-8 encoder; a unit from 0x80 up needs two UTF-8 bytes, so such a string is encoded below.
-            compat::writeOneByte(isolate, string, inline_, units);
-            if (isAscii(inline_, units)) {
-                data_ = inline_;
+        if (string->IsOneByte()) {
+            // The common body or header: Latin-1 and in fact ASCII. Copying its units is much cheaper than V8's
+            // UTF-8 encoder (and, for a long one, than its length pass); a unit from 0x80 up needs two UTF-8
+            // bytes, so such a string is encoded below, over the copy.
+            char* out = storageFor(units);
+            compat::writeOneByte(isolate, string, out, units);
+            if (isAscii(out, units)) {
+                data_ = out;
                 size_ = units;
                 return true;
             }

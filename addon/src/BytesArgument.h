@@ -4,9 +4,12 @@
 //
 // Binary arguments are not copied: view() points into their backing store, valid until JavaScript runs again
 // (so use it before calling anything that may run JavaScript). A string is encoded into inline storage when it
-// fits (kInlineBytes), else into one heap buffer sized for it: short strings, the common case for headers and
-// bodies, cost no allocation. A small TypedArray whose bytes still live on the V8 heap is copied inline rather
-// than made to allocate a backing store. Not copyable (view() may point into the object itself).
+// fits (kInlineBytes), else into the thread's scratch buffer, which is kept between calls up to
+// kMaxRetainedScratchBytes: short strings, the common case for headers and bodies, and longer bodies sent again
+// and again (a cached page) cost no allocation. Only a second long string read while the scratch buffer is taken
+// (writeHeader's name and value both long), or a string past the retained size, gets a heap buffer of its own.
+// A small TypedArray whose bytes still live on the V8 heap is copied inline rather than made to allocate a
+// backing store. Not copyable (view() may point into the object itself).
 #pragma once
 
 #include "V8Headers.h"
@@ -20,8 +23,11 @@ namespace loopwire::addon {
 class BytesArgument {
 public:
     static constexpr std::size_t kInlineBytes = 512;
+    // The scratch buffer is freed when released past this size, so that one huge string does not stay resident.
+    static constexpr std::size_t kMaxRetainedScratchBytes = 64 * 1024;
 
     BytesArgument() noexcept = default;
+    ~BytesArgument();
     BytesArgument(const BytesArgument&) = delete;
     BytesArgument& operator=(const BytesArgument&) = delete;
 
@@ -37,6 +43,7 @@ private:
     const char* data_ = "";
     std::size_t size_ = 0;
     std::unique_ptr<char[]> heap_;
+    bool holdsScratch_ = false;
     char inline_[kInlineBytes];
 };
 
