@@ -4,7 +4,8 @@
 // Input: byte 0 chooses how the stream is cut into reads (0: one byte per read; otherwise reads of 1 to 64
 // bytes drawn from a generator it seeds), the rest is the byte stream a client sends. The stream is read once
 // whole and once in those reads; both must produce the same log of requests, bodies and final verdict, because
-// the parser's verdict may not depend on how bytes arrive. Every call gets an exactly sized heap copy of its
+// the parser's verdict may not depend on how bytes arrive. Read whole once more with the portable scan instead
+// of the 16-byte vector scan, it must give the same log again. Every call gets an exactly sized heap copy of its
 // input so that the sanitizer sees any read past it, and every result is checked against the contract:
 // consumed within the input, views within the head, names lower-case tokens, values without OWS at either end.
 #include "http/ChunkedDecoder.h"
@@ -239,6 +240,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (whole.log() != pieces.log()) {
         std::fprintf(stderr, "whole:\n%s\nin pieces:\n%s\n", whole.log().c_str(), pieces.log().c_str());
         FUZZ_CHECK(whole.log() == pieces.log());
+    }
+    // The portable scan over the whole stream must agree with the vector scan (where the build has one).
+    if (HttpParser::vectorScanning()) {
+        HttpParser::setVectorScanningForTesting(false);
+        Connection portable;
+        portable.feed(stream);
+        HttpParser::setVectorScanningForTesting(true);
+        if (portable.log() != whole.log()) {
+            std::fprintf(stderr, "vector:\n%s\nportable:\n%s\n", whole.log().c_str(), portable.log().c_str());
+            FUZZ_CHECK(portable.log() == whole.log());
+        }
     }
     return 0;
 }

@@ -6,6 +6,13 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define LW_PARSER_SSE2 1
+#else
+#define LW_PARSER_SSE2 0
+#endif
+
 namespace loopwire {
 
 namespace {
@@ -129,6 +136,53 @@ inline bool isPlainTargetWord(std::uint64_t x, bool inPath) noexcept {
 // Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
 inline bool isPlainValueWord(std::uint64_t x) noexcept { return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0; }
 
+bool vectorScanningEnabled = LW_PARSER_SSE2 != 0;
+
+#if LW_PARSER_SSE2
+// Sixteen bytes at a time for header names and values, the bulk of a head: a browser's is a dozen fields of 10 to
+// 100 bytes each, where the 8-byte scan above still walks the last bytes of every run one by one. Both functions
+// read 16 bytes at p, which the caller guarantees are within the head.
+
+inline __m128i bytesInRange(__m128i v, char low, char high) noexcept {
+    // Signed compares: bytes from 0x80 up are negative, so never in an ASCII range.
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(low - 1))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(high + 1))));
+}
+
+// The number of bytes at p (up to 16) that are letters, digits or '-', the bytes nearly every field name is made
+// of, with the letters among them lowercased in place. Other token characters ('_', '!'...) end the run like
+// the colon does; the byte loop takes them.
+inline unsigned lowercaseNameRun(char* p) noexcept {
+    alignas(16) static constexpr signed char kFirstBytes[32] = {
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i upper = bytesInRange(v, 'A', 'Z');
+    const __m128i simple = _mm_or_si128(_mm_or_si128(upper, bytesInRange(v, 'a', 'z')),
+                                        _mm_or_si128(bytesInRange(v, '0', '9'), _mm_cmpeq_epi8(v, _mm_set1_epi8('-'))));
+    const auto simpleBits = static_cast<unsigned>(_mm_movemask_epi8(simple));
+    const unsigned run = simpleBits == 0xFFFF ? 16 : static_cast<unsigned>(__builtin_ctz(~simpleBits));
+    const auto upperBits = static_cast<unsigned>(_mm_movemask_epi8(upper));
+    if ((upperBits & ((1u << run) - 1)) != 0) {
+        // Only the run changes: what follows it (the colon, the value) is stored back as it was.
+        const __m128i inRun = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstBytes + 16 - run));
+        const __m128i toLower = _mm_and_si128(_mm_and_si128(upper, inRun), _mm_set1_epi8(0x20));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(v, toLower));
+    }
+    return run;
+}
+
+// The number of bytes at p (up to 16) that are field-vchar, obs-text or SP: the value goes on at least that far.
+// HTAB, the other controls (CR first of all) and DEL end the run.
+inline unsigned valueRun(const char* p) noexcept {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i controlMax = _mm_set1_epi8(0x1F);
+    const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, controlMax), controlMax);
+    const __m128i stop = _mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)));
+    const auto stopBits = static_cast<unsigned>(_mm_movemask_epi8(stop));
+    return stopBits == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(stopBits));
+}
+#endif
+
 // The largest body length accepted, so that lengths stay representable as signed 64-bit offsets downstream.
 constexpr std::uint64_t kLargestLength = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
@@ -139,6 +193,12 @@ std::string_view RequestHead::header(std::string_view lowerCaseName) const noexc
         if (headers[i].name == lowerCaseName) return headers[i].value;
     }
     return {};
+}
+
+bool HttpParser::vectorScanning() noexcept { return vectorScanningEnabled; }
+
+void HttpParser::setVectorScanningForTesting(bool enabled) noexcept {
+    vectorScanningEnabled = enabled && LW_PARSER_SSE2 != 0;
 }
 
 void HttpParser::reset() noexcept {
@@ -165,6 +225,7 @@ ParseResult HttpParser::parse(char* data, std::size_t length, RequestHead& head)
     HttpError error = HttpError::None;
     std::uint8_t phase = phase_;
     char* last = nullptr;
+    [[maybe_unused]] const bool vector = vectorScanningEnabled;
 
     switch (phase) {
         case kLeading:
@@ -380,6 +441,15 @@ lineStart:
 
 name:
     // Names are lowercased as they are validated, so lookups compare bytes and never fold case again.
+#if LW_PARSER_SSE2
+    if (vector) {
+        while (end - p >= 16) {
+            const unsigned run = lowercaseNameRun(p);
+            p += run;
+            if (run < 16) break;
+        }
+    }
+#endif
     for (;;) {
         if (p == end) {
             phase = kName;
@@ -419,6 +489,17 @@ value:
     // last follows the end of the value without its trailing OWS, so nothing is walked twice.
     last = data + valueEnd_;
     for (;;) {
+#if LW_PARSER_SSE2
+        if (vector && end - p >= 16) {
+            // A run that ends in SP is left to the loops below, which keep last before trailing OWS.
+            const unsigned run = valueRun(p);
+            if (run != 0 && p[run - 1] != ' ') {
+                p += run;
+                last = p;
+                if (run == 16) continue;
+            }
+        }
+#endif
         if (end - p >= 8 && isPlainValueWord(load8(p)) && p[7] != ' ') {
             p += 8;
             last = p;

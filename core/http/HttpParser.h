@@ -73,6 +73,12 @@ public:
     // Forgets a partial head (the connection dropped it).
     void reset() noexcept;
 
+    // Whether header names and values are scanned 16 bytes at a time with SSE2 (on x86-64, where SSE2 is always
+    // there; elsewhere only the portable 8-byte scan exists and this is false). Tests and the fuzzer turn it off
+    // to run the portable path over the same inputs; every parser of the process follows. Not thread-safe.
+    static bool vectorScanning() noexcept;
+    static void setVectorScanningForTesting(bool enabled) noexcept;
+
 private:
     // One validated header field line, as offsets from data[0]. Offsets fit in 16 bits because the whole head
     // is bounded by kMaxHeaderSectionBytes (checked in HttpParser.cpp).

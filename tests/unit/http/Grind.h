@@ -195,7 +195,9 @@ inline std::string describeLengths(const std::vector<std::size_t>& lengths) {
 }  // namespace detail
 
 // Parses one head every way; every way must agree with the whole message. Returns the verdict.
-inline HeadSnapshot grindParse(std::string_view message, GrindOptions options = {}) {
+namespace detail {
+
+inline HeadSnapshot grindParseInOneMode(std::string_view message, GrindOptions options) {
     GuardedBuffer buffer(message.size());
     const HeadSnapshot whole = detail::parseInCalls(message, {message.size()}, buffer);
     if (options.splits) {
@@ -216,6 +218,20 @@ inline HeadSnapshot grindParse(std::string_view message, GrindOptions options = 
         EXPECT_EQ(bytewise, whole) << "one byte at a time";
     }
     return whole;
+}
+
+}  // namespace detail
+
+// Grinds message with the parser's 16-byte vector scanning (where the build has it) and again with the portable
+// scan only, which must give the same verdict: both paths run over every case of the tests.
+inline HeadSnapshot grindParse(std::string_view message, GrindOptions options = {}) {
+    const HeadSnapshot vector = detail::grindParseInOneMode(message, options);
+    if (!HttpParser::vectorScanning()) return vector;
+    HttpParser::setVectorScanningForTesting(false);
+    const HeadSnapshot portable = detail::grindParseInOneMode(message, options);
+    HttpParser::setVectorScanningForTesting(true);
+    EXPECT_EQ(portable, vector) << "the portable scan and the vector scan disagree";
+    return vector;
 }
 
 // An owned copy of a chunked body's decoding: the verdict, the input consumed in all, and the payload.

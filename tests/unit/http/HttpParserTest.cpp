@@ -95,6 +95,38 @@ TEST(HttpParser, KeepsValueCase) {
     EXPECT_EQ(accepted("GET / HTTP/1.1\r\nHost: x\r\nX-A: MiXeD\r\n\r\n").header("x-a"), "MiXeD");
 }
 
+TEST(HttpParser, ScansSixteenBytesAtATimeWhereTheBuildHasSse2) {
+#if defined(__SSE2__)
+    EXPECT_TRUE(HttpParser::vectorScanning());
+#else
+    EXPECT_FALSE(HttpParser::vectorScanning());
+#endif
+}
+
+// Names and values long enough for the 16-byte scan, with what ends each run at every position of a block: the
+// name's colon (with capitals right after it, which must stay as they are), a token character outside
+// letters, digits and '-', SP and HTAB at a block's end, obs-text (bytes from 0x80, negative to a signed
+// compare) and the refused DEL and controls. Grind compares the vector scan with the portable one on each.
+TEST(HttpParser, VectorScanEndsRunsWhereThePortableScanDoes) {
+    for (std::size_t length = 1; length <= 40; ++length) {
+        const std::string name = std::string(length, 'N') + "-x";
+        const std::string lower = std::string(length, 'n') + "-x";
+        const std::string value = std::string(length, 'V') + "\x80\xff" + std::string(length % 17, 'w');
+        const HeadSnapshot s = accepted("GET / HTTP/1.1\r\nHost: x\r\n" + name + ":CAPS" + value + "\r\n\r\n");
+        EXPECT_EQ(s.header(lower), "CAPS" + value) << length;
+        EXPECT_EQ(accepted("GET / HTTP/1.1\r\nHost: x\r\nA_" + name + "_B: v\r\n\r\n").header("a_" + lower + "_b"),
+                  "v");
+        const std::string spaced = std::string(length, 'v') + " \t" + std::string(length, 'w') + "  \t ";
+        EXPECT_EQ(accepted("GET / HTTP/1.1\r\nHost: x\r\nA: " + spaced + "\r\n\r\n").header("a"),
+                  std::string(length, 'v') + " \t" + std::string(length, 'w'));
+        EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: " + std::string(length, 'v') + "\x7f\r\n\r\n"),
+                  HttpError::BadHeaderValue);
+        EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\nA: " + std::string(length, 'v') + "\x01z\r\n\r\n"),
+                  HttpError::BadHeaderValue);
+        EXPECT_EQ(refusalOf("GET / HTTP/1.1\r\nHost: x\r\n" + name + "\x80: v\r\n\r\n"), HttpError::BadHeaderName);
+    }
+}
+
 TEST(HttpParser, TrimsOwsAroundValues) {
     const HeadSnapshot s = accepted("GET / HTTP/1.1\r\nHost: \t x \t\r\nA:b c\r\nB:   \t \r\nC:\t\td\t e \r\n\r\n");
     EXPECT_EQ(s.header("host"), "x");
