@@ -4,7 +4,11 @@
 #include "loop/Loop.h"
 
 #include <atomic>
+#include <future>
 #include <string>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
 
 namespace loopwire::test {
 namespace {
@@ -181,6 +185,51 @@ TEST_P(HttpServer, Http10ClosesUnlessKeepAlive) {
     EXPECT_EQ(response->header("connection"), "keep-alive");
     client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     EXPECT_TRUE(client.readResponse());
+}
+
+// Sockets are edge-triggered (see docs/decisions/loop-and-sockets.md): a read that fills the receive buffer (for
+// TLS, its ciphertext half) must ask to be reported again, since no new arrival announces the bytes left behind.
+// The whole request is queued while the server's loop is held, on a Unix socket whose sender may queue that much
+// (its send buffer is what bounds the queue), so that nothing arrives after the first read.
+TEST_P(HttpServer, ReadsOnAfterAReadThatFillsTheBuffer) {
+    const std::string path = "/tmp/loopwire-fill-" + std::to_string(::getpid()) + "-" + backendName(backend()) +
+                             (overTls() ? "-tls" : "") + ".sock";
+    constexpr std::size_t kBodyBytes = 3 * Loop::kReceiveBufferBytes + 123;
+    TestServer server(
+        options(),
+        [](App& app) {
+            app.post("/*", [](HttpResponse* res, HttpRequest*) {
+                auto received = std::make_shared<std::size_t>(0);
+                res->onAborted([] {});
+                res->onData([res, received](std::string_view chunk, bool isLast) {
+                    *received += chunk.size();
+                    if (isLast) res->end("received " + std::to_string(*received));
+                });
+            });
+        },
+        path);
+    TestClient client(path);
+    int sendBuffer = 4 * static_cast<int>(kBodyBytes);
+    if (::setsockopt(client.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &sendBuffer, sizeof sendBuffer) != 0)
+        ::setsockopt(client.fd(), SOL_SOCKET, SO_SNDBUF, &sendBuffer, sizeof sendBuffer);
+    // Held for as long as the send takes, or a second where the kernel cannot queue it all (then the server
+    // reads while the client writes, and the test checks less).
+    std::promise<void> sent;
+    std::promise<void> holding;
+    std::thread holder([&] {
+        server.runOnLoop([&](App&) {
+            holding.set_value();
+            sent.get_future().wait_for(std::chrono::seconds(1));
+        });
+    });
+    holding.get_future().wait();
+    client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(kBodyBytes) + "\r\n\r\n" +
+                std::string(kBodyBytes, 'b'));
+    sent.set_value();
+    holder.join();
+    auto response = client.readResponse();
+    ASSERT_TRUE(response) << "no answer: the rest of the body was never read";
+    EXPECT_EQ(response->body, "received " + std::to_string(kBodyBytes));
 }
 
 TEST_P(HttpServer, AnswersAfterTheClientHalfCloses) {

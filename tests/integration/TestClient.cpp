@@ -156,6 +156,7 @@ TestClient::TestClient(const std::string& unixPath) {
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
         throw std::runtime_error(std::string("connect: ") + std::strerror(errno));
     }
+    if (gDefaultClientTls != nullptr) startTls(*gDefaultClientTls);
 }
 
 TestClient::~TestClient() {

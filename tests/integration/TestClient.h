@@ -56,7 +56,7 @@ public:
     explicit TestClient(int port);
     // TLS. A failed handshake does not throw: handshakeError() says why and every read fails.
     TestClient(int port, const TlsClientOptions& tls);
-    // Connects to a Unix socket.
+    // Connects to a Unix socket; with TLS when setDefaultClientTls() set it, as TestServer's Unix listener then has.
     explicit TestClient(const std::string& unixPath);
     ~TestClient();
     TestClient(const TestClient&) = delete;
