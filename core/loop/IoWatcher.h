@@ -15,11 +15,11 @@ inline constexpr std::uint32_t kReadable = 1u << 0;
 inline constexpr std::uint32_t kWritable = 1u << 1;
 inline constexpr std::uint32_t kError = 1u << 2;   // reported, never requested
 inline constexpr std::uint32_t kHangup = 1u << 3;  // reported, never requested
-// Reported with kReadable, never requested: the peer's FIN had arrived when the descriptor was polled.
-inline constexpr std::uint32_t kPeerEnded = 1u << 5;
 // Requested, never reported: readiness is reported once per change (a new arrival, new room), not for as long as
 // it lasts. The watcher must then read until the kernel has nothing left, or ask again (Loop::rearmWatch).
 inline constexpr std::uint32_t kEdgeTriggered = 1u << 4;
+// Reported with kReadable, never requested: the peer's FIN had arrived when the descriptor was polled.
+inline constexpr std::uint32_t kPeerEnded = 1u << 5;
 }  // namespace io
 
 class IoWatcher {
