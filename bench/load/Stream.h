@@ -95,6 +95,12 @@ enum class OpenStep : std::uint8_t {
 OpenStep advanceOpen(int fd, const TlsContext* context, TlsSession& tls, std::uint32_t events,
                      RunStats& stats) noexcept;
 
+// Counts a failed TLS session: one more TLS error, and its reason kept in firstTlsError while that is null.
+inline void countTlsFailure(const TlsSession& tls, RunStats& stats, const char*& firstTlsError) noexcept {
+    ++stats.errors.tls;
+    if (firstTlsError == nullptr) firstTlsError = tls.lastError();
+}
+
 // Advances the opening of connection c (advanceOpen) and acts on the step the same way for every worker: each
 // worker's continueOpen() calls it on every epoll event while c is opening. It never allocates.
 //   - Still opening, or open: c's epoll interest follows what the handshake waits for (EPOLLOUT and c.wantWrite
@@ -104,12 +110,6 @@ OpenStep advanceOpen(int fd, const TlsContext* context, TlsSession& tls, std::ui
 //     it is null), calls closeSocket() and sets c.retryAtNs to now + kReconnectBackoffNs.
 // Connection has int fd, TlsSession tls, bool wantWrite and std::int64_t retryAtNs, and &c is the data it was
 // registered with in epoll. context: nullptr for http:// and ws://.
-// Counts a failed TLS session: one more TLS error, and its reason kept in firstTlsError while that is null.
-inline void countTlsFailure(const TlsSession& tls, RunStats& stats, const char*& firstTlsError) noexcept {
-    ++stats.errors.tls;
-    if (firstTlsError == nullptr) firstTlsError = tls.lastError();
-}
-
 template <typename Connection, typename OnOpen, typename ReopenLater, typename CloseSocket>
 void driveOpen(Connection& c, std::uint32_t events, std::int64_t now, const TlsContext* context, Epoll& epoll,
                RunStats& stats, const char*& firstTlsError, OnOpen&& onOpen, ReopenLater&& reopenLater,

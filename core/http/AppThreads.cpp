@@ -52,18 +52,18 @@ bool App::tryAdoptSocket(int fd) {
 }
 
 App& App::adoptSocket(int fd) {
+    if (tryAdoptSocket(fd)) return *this;
+    // Refused: asking the kernel again (two system calls) only on this rare path tells why.
     if (fd >= 0 && loop_->isWatching(fd)) {
         // Closing it would pull the descriptor from under the connection that has it.
         std::fprintf(stderr, "loopwire: adoptSocket: descriptor %d refused: this App serves it already\n", fd);
         return *this;
     }
-    if (!tryAdoptSocket(fd)) {
-        std::fprintf(stderr,
-                     "loopwire: adoptSocket: descriptor %d closed: it is not a connected stream socket, or this "
-                     "SSLApp could not load its key and certificate\n",
-                     fd);
-        if (fd >= 0) ::close(fd);
-    }
+    std::fprintf(stderr,
+                 "loopwire: adoptSocket: descriptor %d closed: it is not a connected stream socket, or this SSLApp "
+                 "could not load its key and certificate\n",
+                 fd);
+    if (fd >= 0) ::close(fd);
     return *this;
 }
 

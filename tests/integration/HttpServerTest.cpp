@@ -6,7 +6,6 @@
 #include <atomic>
 #include <future>
 #include <string>
-#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -195,23 +194,9 @@ TEST_P(HttpServer, ReadsOnAfterAReadThatFillsTheBuffer) {
     const std::string path = "/tmp/loopwire-fill-" + std::to_string(::getpid()) + "-" + backendName(backend()) +
                              (overTls() ? "-tls" : "") + ".sock";
     constexpr std::size_t kBodyBytes = 3 * Loop::kReceiveBufferBytes + 123;
-    TestServer server(
-        options(),
-        [](App& app) {
-            app.post("/*", [](HttpResponse* res, HttpRequest*) {
-                auto received = std::make_shared<std::size_t>(0);
-                res->onAborted([] {});
-                res->onData([res, received](std::string_view chunk, bool isLast) {
-                    *received += chunk.size();
-                    if (isLast) res->end("received " + std::to_string(*received));
-                });
-            });
-        },
-        path);
+    TestServer server(options(), answerWithBodyLength, path);
     TestClient client(path);
-    int sendBuffer = 4 * static_cast<int>(kBodyBytes);
-    if (::setsockopt(client.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &sendBuffer, sizeof sendBuffer) != 0)
-        ::setsockopt(client.fd(), SOL_SOCKET, SO_SNDBUF, &sendBuffer, sizeof sendBuffer);
+    enlargeSendBuffer(client.fd(), 4 * static_cast<int>(kBodyBytes));
     // Held for as long as the send takes, or a second where the kernel cannot queue it all (then the server
     // reads while the client writes, and the test checks less).
     std::promise<void> sent;
@@ -223,8 +208,7 @@ TEST_P(HttpServer, ReadsOnAfterAReadThatFillsTheBuffer) {
         });
     });
     holding.get_future().wait();
-    client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(kBodyBytes) + "\r\n\r\n" +
-                std::string(kBodyBytes, 'b'));
+    client.send(postWithBody(kBodyBytes));
     sent.set_value();
     holder.join();
     auto response = client.readResponse();

@@ -42,6 +42,16 @@ std::string lower(std::string text) {
 
 }  // namespace
 
+std::string postWithBody(std::size_t bodyBytes, std::string_view extraFields) {
+    return "POST / HTTP/1.1\r\nHost: x\r\n" + std::string(extraFields) +
+           "Content-Length: " + std::to_string(bodyBytes) + "\r\n\r\n" + std::string(bodyBytes, 'b');
+}
+
+void enlargeSendBuffer(int fd, int bytes) {
+    if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof bytes) != 0)
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+}
+
 void setDefaultClientTls(const TlsClientOptions* tls) noexcept { gDefaultClientTls = tls; }
 const TlsClientOptions* defaultClientTls() noexcept { return gDefaultClientTls; }
 

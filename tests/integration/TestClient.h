@@ -30,6 +30,13 @@ struct TlsClientOptions {
     bool tls12Only = false;           // TLS 1.2 at most (session IDs, not tickets of TLS 1.3)
 };
 
+// A POST / of bodyBytes bytes ('b'), with extraFields ("Name: value\r\n" lines) after Host.
+std::string postWithBody(std::size_t bodyBytes, std::string_view extraFields = {});
+
+// Lets fd's peer queue up to bytes unread from fd: SO_SNDBUFFORCE where the process may (root), else SO_SNDBUF,
+// which net.core.wmem_max caps.
+void enlargeSendBuffer(int fd, int bytes);
+
 // While set (non-null), TestClient(port) and fetch() speak TLS with these options: the fixtures run the same
 // HTTP tests over TLS by setting it. The pointee must outlive the clients.
 void setDefaultClientTls(const TlsClientOptions* tls) noexcept;

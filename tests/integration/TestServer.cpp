@@ -1,8 +1,11 @@
 #include "TestServer.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace loopwire::test {
 
@@ -82,6 +85,17 @@ void runOnAppThread(App& app, const std::function<void(App&)>& f) {
 }
 
 void TestServer::runOnLoop(std::function<void(App&)> f) { runOnAppThread(*app_, f); }
+
+void answerWithBodyLength(App& app) {
+    app.post("/*", [](HttpResponse* res, HttpRequest*) {
+        auto received = std::make_shared<std::size_t>(0);
+        res->onAborted([] {});
+        res->onData([res, received](std::string_view chunk, bool isLast) {
+            *received += chunk.size();
+            if (isLast) res->end("received " + std::to_string(*received));
+        });
+    });
+}
 
 std::size_t TestServer::connectionCount() {
     std::size_t count = 0;

@@ -44,6 +44,9 @@ private:
 // Runs f on the thread that runs app (from another thread) and waits for it.
 void runOnAppThread(App& app, const std::function<void(App&)>& f);
 
+// A POST /* route that reads the body with onData and answers "received <bytes>".
+void answerWithBodyLength(App& app);
+
 // While set (non-null), TestServer(options, setup) makes an SSLApp with this material: the fixtures run the same
 // HTTP tests over TLS by setting it.
 void setDefaultServerTls(const SocketContextOptions* tls) noexcept;

@@ -289,24 +289,13 @@ TEST_P(ThreadsTest, AnAdoptedSocketWithMoreQueuedThanOneReadIsReadToTheEnd) {
     int pair[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
     constexpr std::size_t kBodyBytes = 3 * Loop::kReceiveBufferBytes + 123;
-    int sendBuffer = 4 * static_cast<int>(kBodyBytes);
-    if (::setsockopt(pair[1], SOL_SOCKET, SO_SNDBUFFORCE, &sendBuffer, sizeof sendBuffer) != 0)
-        ::setsockopt(pair[1], SOL_SOCKET, SO_SNDBUF, &sendBuffer, sizeof sendBuffer);
-    std::string request =
-        "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + std::to_string(kBodyBytes) +
-        "\r\n\r\n" + std::string(kBodyBytes, 'b');
+    enlargeSendBuffer(pair[1], 4 * static_cast<int>(kBodyBytes));
+    const std::string request = postWithBody(kBodyBytes, "Connection: close\r\n");
     ssize_t queued = ::send(pair[1], request.data(), request.size(), MSG_DONTWAIT);
     ASSERT_GT(queued, 0);
 
     AppThread server(options(), [](App& app) {
-        app.post("/*", [](HttpResponse* res, HttpRequest*) {
-            auto received = std::make_shared<std::size_t>(0);
-            res->onAborted([] {});
-            res->onData([res, received](std::string_view chunk, bool isLast) {
-                *received += chunk.size();
-                if (isLast) res->end("received " + std::to_string(*received));
-            });
-        });
+        answerWithBodyLength(app);
         app.getDescriptor();  // keeps the loop running
     });
     server.runOnLoop([&](App& app) { EXPECT_TRUE(app.tryAdoptSocket(pair[0])); });

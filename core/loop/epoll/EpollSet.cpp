@@ -38,6 +38,16 @@ std::uint32_t fromEpoll(std::uint32_t events) noexcept {
 // The tagged descriptor's epoll_event carries this instead of a watcher.
 IoWatcher* const kTag = nullptr;
 
+// Registers (EPOLL_CTL_ADD) or re-registers (EPOLL_CTL_MOD) fd for events, reported to watcher.
+void control(int epollFd, int operation, int fd, std::uint32_t events, IoWatcher* watcher) {
+    epoll_event event{};
+    event.events = events;
+    event.data.ptr = watcher;
+    if (epoll_ctl(epollFd, operation, fd, &event) != 0) {
+        fatal(operation == EPOLL_CTL_ADD ? "loopwire: epoll_ctl(ADD)" : "loopwire: epoll_ctl(MOD)");
+    }
+}
+
 }  // namespace
 
 EpollSet::EpollSet() : fd_(epoll_create1(EPOLL_CLOEXEC)) {
@@ -48,10 +58,7 @@ EpollSet::~EpollSet() { ::close(fd_); }
 
 void EpollSet::add(IoWatcher& watcher, int fd, std::uint32_t events) {
     LW_CHECK(!watcher.isWatched());
-    epoll_event event{};
-    event.events = toEpoll(events);
-    event.data.ptr = &watcher;
-    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) fatal("loopwire: epoll_ctl(ADD)");
+    control(fd_, EPOLL_CTL_ADD, fd, toEpoll(events), &watcher);
     watcher.fd_ = fd;
     watcher.events_ = events;
 }
@@ -59,19 +66,13 @@ void EpollSet::add(IoWatcher& watcher, int fd, std::uint32_t events) {
 void EpollSet::modify(IoWatcher& watcher, std::uint32_t events) {
     LW_CHECK(watcher.isWatched());
     if (watcher.events_ == events) return;
-    epoll_event event{};
-    event.events = toEpoll(events);
-    event.data.ptr = &watcher;
-    if (epoll_ctl(fd_, EPOLL_CTL_MOD, watcher.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    control(fd_, EPOLL_CTL_MOD, watcher.fd_, toEpoll(events), &watcher);
     watcher.events_ = events;
 }
 
 void EpollSet::rearm(IoWatcher& watcher) {
     LW_CHECK(watcher.isWatched());
-    epoll_event event{};
-    event.events = toEpoll(watcher.events_);
-    event.data.ptr = &watcher;
-    if (epoll_ctl(fd_, EPOLL_CTL_MOD, watcher.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    control(fd_, EPOLL_CTL_MOD, watcher.fd_, toEpoll(watcher.events_), &watcher);
 }
 
 void EpollSet::remove(IoWatcher& watcher) noexcept {
@@ -83,20 +84,12 @@ void EpollSet::remove(IoWatcher& watcher) noexcept {
 
 void EpollSet::transfer(IoWatcher& from, IoWatcher& to) {
     LW_CHECK(from.isWatched() && !to.isWatched());
-    epoll_event event{};
-    event.events = toEpoll(from.events_);
-    event.data.ptr = &to;
-    if (epoll_ctl(fd_, EPOLL_CTL_MOD, from.fd_, &event) != 0) fatal("loopwire: epoll_ctl(MOD)");
+    control(fd_, EPOLL_CTL_MOD, from.fd_, toEpoll(from.events_), &to);
     to.fd_ = std::exchange(from.fd_, -1);
     to.events_ = std::exchange(from.events_, 0);
 }
 
-void EpollSet::addTagged(int fd) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.ptr = kTag;
-    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) fatal("loopwire: epoll_ctl(ADD)");
-}
+void EpollSet::addTagged(int fd) { control(fd_, EPOLL_CTL_ADD, fd, EPOLLIN, kTag); }
 
 bool EpollSet::contains(int fd) const noexcept {
     // The kernel keeps the registrations; adding one again is how it tells. A probe that succeeds is undone at
