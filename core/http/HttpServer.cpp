@@ -134,10 +134,14 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     if (method == "HEAD" && !routes.hasHeadRoutes) method = "GET";
     bool handled = false;
     if (routes.hasWebSocketRoutes && head.method == "GET")
-        handled = routes.router.dispatch(kWebSocketRouteMethod, head.path, tryHandler);
+        handled = routes.router.dispatchMethodOnly(kWebSocketRouteMethod, head.path, tryHandler);
     if (!handled) handled = routes.router.dispatch(method, head.path, tryHandler);
     if (!handled && head.method == "HEAD" && routes.hasHeadRoutes)
         handled = routes.router.dispatch("GET", head.path, tryHandler);
+    if (!handled && request.fallbackAnswer() != nullptr && !response.hasResponded()) {
+        request.fallbackAnswer()(&response, &request, request.fallbackContext());
+        handled = true;
+    }
     --dispatchDepth_;
     return handled;
 }

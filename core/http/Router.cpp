@@ -363,7 +363,7 @@ private:
 
 }  // namespace
 
-bool Router::dispatchImpl(std::string_view method, std::string_view path, Visitor visitor) {
+bool Router::dispatchImpl(std::string_view method, std::string_view path, Visitor visitor, bool tryAnyMethod) {
     LW_CHECK(!dispatching_);
     // Only origin-form paths are routed; "*" and absolute-form targets are the connection's business.
     if (path.empty() || path.front() != '/') return false;
@@ -372,7 +372,7 @@ bool Router::dispatchImpl(std::string_view method, std::string_view path, Visito
         const Tree* tree = findTree(method);
         if (tree && dispatchTree(*tree, path, visitor)) return true;
     }
-    return dispatchTree(*anyTree_, path, visitor);
+    return tryAnyMethod && dispatchTree(*anyTree_, path, visitor);
 }
 
 bool Router::dispatchTree(const Tree& tree, std::string_view path, Visitor visitor) {

@@ -73,7 +73,17 @@ public:
     // or remove routes, nor dispatch on this router again (the match it receives lives in the router and is
     // valid only during that call). No allocation.
     template <typename TryHandler>
-    bool dispatch(std::string_view method, std::string_view path, TryHandler&& tryHandler);
+    bool dispatch(std::string_view method, std::string_view path, TryHandler&& tryHandler) {
+        return dispatchImpl(method, path, visitorFor(tryHandler), true);
+    }
+
+    // The same, with the routes of method only: the kAnyMethod routes are not tried. For a pass that is
+    // followed by another (the WebSocket routes, tried before a GET request's own method): the any routes must
+    // come after every route of the request's method, not inside the first pass.
+    template <typename TryHandler>
+    bool dispatchMethodOnly(std::string_view method, std::string_view path, TryHandler&& tryHandler) {
+        return dispatchImpl(method, path, visitorFor(tryHandler), false);
+    }
 
 private:
     struct Node;   // one segment of a pattern; defined in Router.cpp
@@ -83,7 +93,9 @@ private:
         bool (*call)(void* context, const RouteMatch& match);
         void* context;
     };
-    bool dispatchImpl(std::string_view method, std::string_view path, Visitor visitor);
+    template <typename TryHandler>
+    static Visitor visitorFor(TryHandler& tryHandler) noexcept;
+    bool dispatchImpl(std::string_view method, std::string_view path, Visitor visitor, bool tryAnyMethod);
     bool dispatchTree(const Tree& tree, std::string_view path, Visitor visitor);
     bool walk(const Tree& tree, std::string_view path, const Node* skip, Visitor visitor);
     bool offer(const Node& node, std::size_t parameterCount, Visitor visitor);
@@ -99,13 +111,12 @@ private:
 };
 
 template <typename TryHandler>
-bool Router::dispatch(std::string_view method, std::string_view path, TryHandler&& tryHandler) {
+Router::Visitor Router::visitorFor(TryHandler& tryHandler) noexcept {
     using Callable = std::remove_reference_t<TryHandler>;
-    Visitor visitor{[](void* context, const RouteMatch& match) -> bool {
-                        return static_cast<bool>((*static_cast<Callable*>(context))(match));
-                    },
-                    const_cast<void*>(static_cast<const void*>(std::addressof(tryHandler)))};
-    return dispatchImpl(method, path, visitor);
+    return Visitor{[](void* context, const RouteMatch& match) -> bool {
+                       return static_cast<bool>((*static_cast<Callable*>(context))(match));
+                   },
+                   const_cast<void*>(static_cast<const void*>(std::addressof(tryHandler)))};
 }
 
 }  // namespace loopwire

@@ -28,6 +28,32 @@ ws::DeflateSettings deflateSettingsFor(const WebSocketContext& context, const We
 constexpr std::string_view k101 =
     "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ";
 
+ws::HandshakeRequest handshakeOf(HttpResponse* response, HttpRequest* request) {
+    ws::HandshakeRequest handshake;
+    handshake.method = request->getCaseSensitiveMethod();
+    handshake.http11 = !static_cast<HttpConnection&>(*response).isHttp10();
+    handshake.upgrade = request->getHeader("upgrade");
+    handshake.connection = request->getHeader("connection");
+    handshake.key = request->getHeader("sec-websocket-key");
+    handshake.version = request->getHeader("sec-websocket-version");
+    return handshake;
+}
+
+void answerHandshakeError(HttpResponse* response, ws::HandshakeError error) {
+    if (ws::statusFor(error) == 426) {
+        response->writeStatus("426 Upgrade Required")->writeHeader("Sec-WebSocket-Version", "13");
+    } else {
+        response->writeStatus("400 Bad Request");
+    }
+    response->writeHeader("Content-Type", "text/plain")->end(ws::describe(error), true);
+}
+
+// The answer to a handshake without a key or a version that no route took.
+void refuseHandshake(HttpResponse* response, HttpRequest* request) {
+    ws::HandshakeError error = ws::check(handshakeOf(response, request));
+    answerHandshakeError(response, error == ws::HandshakeError::None ? ws::HandshakeError::BadKey : error);
+}
+
 }  // namespace
 
 WebSocketContext::WebSocketContext(WebSocketServer& server, const WebSocketSettings& settings,
@@ -37,26 +63,20 @@ WebSocketContext::WebSocketContext(WebSocketServer& server, const WebSocketSetti
 }
 
 void WebSocketContext::handleUpgradeRequest(HttpResponse* response, HttpRequest* request) {
-    auto& http = static_cast<HttpConnection&>(*response);
-    ws::HandshakeRequest handshake;
-    handshake.method = request->getCaseSensitiveMethod();
-    handshake.http11 = !http.isHttp10();
-    handshake.upgrade = request->getHeader("upgrade");
-    handshake.connection = request->getHeader("connection");
-    handshake.key = request->getHeader("sec-websocket-key");
-    handshake.version = request->getHeader("sec-websocket-version");
-    if (handshake.upgrade.empty() && handshake.key.empty()) {
-        // A plain HTTP request: another route may serve it.
+    ws::HandshakeRequest handshake = handshakeOf(response, request);
+    if (handshake.key.empty() || handshake.version.empty()) {
+        // Not a WebSocket handshake (as uWebSockets tells one: by its key), so another route may serve it: a plain
+        // GET, an upgrade to another protocol, or a broken handshake that the application answers itself (engine.io
+        // does). A request that asked for a WebSocket gets the handshake's error if no route takes it.
         request->setYield(true);
+        if (ws::asksForWebSocket(handshake)) {
+            request->setFallbackAnswer(
+                [](HttpResponse* refused, HttpRequest* asked, void*) { refuseHandshake(refused, asked); }, nullptr);
+        }
         return;
     }
     if (ws::HandshakeError error = ws::check(handshake); error != ws::HandshakeError::None) {
-        if (ws::statusFor(error) == 426) {
-            response->writeStatus("426 Upgrade Required")->writeHeader("Sec-WebSocket-Version", "13");
-        } else {
-            response->writeStatus("400 Bad Request");
-        }
-        response->writeHeader("Content-Type", "text/plain")->end(ws::describe(error), true);
+        answerHandshakeError(response, error);
         return;
     }
     if (events_->upgrade(response, request, this)) return;

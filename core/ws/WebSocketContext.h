@@ -1,10 +1,12 @@
 // WebSocketContext: one App::ws() route: its settings, its handlers (WebSocketEvents), the deflate settings its
 // compression option allows, and the HTTP side of its handshake.
 //
-// The route's GET handler calls handleUpgradeRequest(): a request that does not ask for a WebSocket is yielded
-// to the next route; one that asks but breaks RFC 6455 section 4.2.1 gets 400 (426 with Sec-WebSocket-Version:
-// 13 for another version); a valid one goes to the upgrade handler, or is upgraded with default user data when
-// there is none. upgrade() then switches the connection: it answers 101, takes the socket over into a
+// The route's GET handler calls handleUpgradeRequest(): a request without a Sec-WebSocket-Key or a
+// Sec-WebSocket-Version is yielded to the next route, as uWebSockets yields it (a plain GET, or a broken handshake
+// the application answers itself); if it asked for a WebSocket and no route takes it, it gets the handshake's
+// error. One with both that breaks RFC 6455 section 4.2.1 gets 400 (426 with Sec-WebSocket-Version: 13 for
+// another version); a valid one goes to the upgrade handler, or is upgraded with default user data when there is
+// none. upgrade() then switches the connection: it answers 101, takes the socket over into a
 // WebSocketConnection and runs the open handler. Owned by the WebSocketServer; lives as long as the App.
 #pragma once
 

@@ -58,6 +58,10 @@ HandshakeError check(const HandshakeRequest& request) noexcept {
     return HandshakeError::None;
 }
 
+bool asksForWebSocket(const HandshakeRequest& request) noexcept {
+    return !request.key.empty() || listsToken(request.upgrade, "websocket");
+}
+
 int statusFor(HandshakeError error) noexcept {
     switch (error) {
         case HandshakeError::None:

@@ -38,6 +38,9 @@ enum class HandshakeError : std::uint8_t {
 // HandshakeError::None when the request may be upgraded.
 HandshakeError check(const HandshakeRequest& request) noexcept;
 
+// Whether the request asks for a WebSocket at all: its Upgrade field lists websocket, or it has a key.
+bool asksForWebSocket(const HandshakeRequest& request) noexcept;
+
 // 400 or 426 for an error; 0 for None.
 int statusFor(HandshakeError error) noexcept;
 

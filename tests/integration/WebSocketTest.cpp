@@ -63,6 +63,45 @@ TEST_P(WebSockets, RefusesVersion12With426) {
     EXPECT_EQ(log_.count("open:"), 0u);
 }
 
+// Issue 18: without a key or a version the request is no handshake to uWebSockets, which hands it to the HTTP
+// routes (engine.io answers such requests itself); when none takes it, the handshake's error is the answer.
+TEST_P(WebSockets, AnUpgradeWithoutKeyOrVersionGoesToTheHttpRoutesFirst) {
+    serveWs([](Behavior&, App& app) {
+        app.any("/*", [](HttpResponse* res, HttpRequest*) { res->writeStatus("400 Bad Request")->end("from any"); });
+    });
+    std::string withoutKey = upgradeRequest();
+    withoutKey.erase(withoutKey.find("Sec-WebSocket-Key:"), withoutKey.find("Sec-WebSocket-Version:") -
+                                                                 withoutKey.find("Sec-WebSocket-Key:"));
+    std::string withoutVersion = upgradeRequest();
+    withoutVersion.erase(withoutVersion.find("Sec-WebSocket-Version: 13\r\n"), 27);
+    for (const std::string& request : {withoutKey, withoutVersion}) {
+        auto response = fetch(port(), request);
+        ASSERT_TRUE(response) << request;
+        EXPECT_EQ(response->status, 400) << request;
+        EXPECT_EQ(response->body, "from any") << request;
+    }
+    EXPECT_EQ(log_.count("open:"), 0u);
+}
+
+TEST_P(WebSockets, AnUpgradeWithoutKeyOrVersionThatNoRouteTakesGetsTheHandshakeError) {
+    serveWs();
+    std::string withoutVersion = upgradeRequest();
+    withoutVersion.erase(withoutVersion.find("Sec-WebSocket-Version: 13\r\n"), 27);
+    auto response = fetch(port(), withoutVersion);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 426);
+    EXPECT_EQ(response->header("sec-websocket-version"), "13");
+    std::string withoutKey = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                             "Sec-WebSocket-Version: 13\r\n\r\n";
+    response = fetch(port(), withoutKey);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 400);
+    // An upgrade to another protocol is no WebSocket request at all: with no route for it, a 404.
+    response = fetch(port(), "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 404);
+}
+
 TEST_P(WebSockets, PlainGetOnTheRouteYieldsTo404) {
     serveWs();
     auto response = fetch(port(), "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -96,6 +135,30 @@ TEST_P(WebSockets, AGetRouteAddedAfterTheWsRouteLeavesItInPlace) {
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 200);
     EXPECT_EQ(response->body, "plain");
+}
+
+// Issue 18: every GET is first offered to the WebSocket routes, and the any routes must wait until the GET routes
+// have had it (hyper-express and every app with a catch-all 404 broke here).
+TEST_P(WebSockets, AnAnyRouteTakesNoGetRequestFromItsGetRouteBesideAWsRoute) {
+    serveWs([](Behavior&, App& app) {
+        app.get("/a", [](HttpResponse* res, HttpRequest*) { res->end("get"); });
+        app.any("/*", [](HttpResponse* res, HttpRequest*) { res->writeStatus("404 Not Found")->end("any"); });
+    });
+    auto got = fetch(port(), "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->status, 200);
+    EXPECT_EQ(got->body, "get");
+    auto other = fetch(port(), "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->body, "any");
+    // A plain GET on the ws route's own path also falls through to the any route, and an upgrade still upgrades.
+    auto plain = fetch(port(), "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->body, "any");
+    WsTestClient client(port());
+    auto upgraded = client.handshake();
+    ASSERT_TRUE(upgraded);
+    EXPECT_EQ(upgraded->status, 101);
 }
 
 // ---- messages ----

@@ -12,6 +12,7 @@ namespace loopwire {
 
 struct RequestHead;
 class RouteMatch;
+class HttpResponse;
 
 class HttpRequest {
 public:
@@ -60,11 +61,25 @@ public:
     HttpRequest(RequestHead& head, char* scratch, std::size_t scratchBytes) noexcept;
     void setMatch(const RouteMatch* match) noexcept { match_ = match; }
 
+    // Internal, for a route that yields a request it would otherwise refuse (a WebSocket route given an upgrade
+    // request without a key or version, which uWebSockets hands to the HTTP routes): when no later route takes the
+    // request, the server calls answer(response, this, context) instead of answering 404. The last route that
+    // yields with one wins; the router clears it for nothing else.
+    using FallbackAnswer = void (*)(HttpResponse* response, HttpRequest* request, void* context);
+    void setFallbackAnswer(FallbackAnswer answer, void* context) noexcept {
+        fallbackAnswer_ = answer;
+        fallbackContext_ = context;
+    }
+    FallbackAnswer fallbackAnswer() const noexcept { return fallbackAnswer_; }
+    void* fallbackContext() const noexcept { return fallbackContext_; }
+
 private:
     static constexpr std::size_t kMaxMethodBytes = 32;
 
     RequestHead* head_;
     const RouteMatch* match_ = nullptr;
+    FallbackAnswer fallbackAnswer_ = nullptr;
+    void* fallbackContext_ = nullptr;
     char* scratch_;
     std::size_t scratchBytes_;
     std::size_t scratchUsed_ = 0;

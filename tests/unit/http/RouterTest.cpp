@@ -257,6 +257,25 @@ TEST(Router, AnyMethodTokenAsRequestMethodTriesAnyRoutesOnce) {
     EXPECT_EQ(yieldOrder(router, "*", "/x"), (std::vector<Id>{1}));
 }
 
+TEST(Router, DispatchMethodOnlyLeavesTheAnyMethodRoutesOut) {
+    Router router;
+    ASSERT_TRUE(router.add("GET websocket", "/w", 1));
+    ASSERT_TRUE(router.add(kAny, "/*", 2));
+    std::vector<Id> offered;
+    auto decline = [&](const RouteMatch& match) {
+        offered.push_back(match.handlerId());
+        return false;
+    };
+    EXPECT_FALSE(router.dispatchMethodOnly("GET websocket", "/w", decline));
+    EXPECT_EQ(offered, std::vector<Id>{1});
+    offered.clear();
+    EXPECT_FALSE(router.dispatchMethodOnly("GET websocket", "/a", decline));
+    EXPECT_TRUE(offered.empty());
+    offered.clear();
+    EXPECT_FALSE(router.dispatch("GET websocket", "/a", decline));
+    EXPECT_EQ(offered, std::vector<Id>{2});
+}
+
 TEST(Router, HandledStopsDispatch) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/a/:x", 1));

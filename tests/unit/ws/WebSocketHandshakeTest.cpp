@@ -42,6 +42,20 @@ TEST(WebSocketHandshake, AValidRequestPasses) {
     EXPECT_EQ(check(browser), HandshakeError::None);
 }
 
+TEST(WebSocketHandshake, ARequestAsksForAWebSocketByItsUpgradeTokenOrItsKey) {
+    EXPECT_TRUE(asksForWebSocket(valid()));
+    HandshakeRequest tokenOnly;
+    tokenOnly.upgrade = "h2c, WebSocket";
+    EXPECT_TRUE(asksForWebSocket(tokenOnly));
+    HandshakeRequest keyOnly;
+    keyOnly.key = "dGhlIHNhbXBsZSBub25jZQ==";
+    EXPECT_TRUE(asksForWebSocket(keyOnly));
+    HandshakeRequest other;
+    other.upgrade = "h2c";
+    EXPECT_FALSE(asksForWebSocket(other));
+    EXPECT_FALSE(asksForWebSocket(HandshakeRequest{}));
+}
+
 TEST(WebSocketHandshake, EachWrongFieldIsRefusedWithItsStatus) {
     struct Case {
         void (*spoil)(HandshakeRequest&);
