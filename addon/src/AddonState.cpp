@@ -84,7 +84,6 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
     v8::Local<v8::FunctionTemplate> listenSocket = ListenSocketWrap::createClass(isolate_, data);
     listenSocketClass_ = Handle<v8::FunctionTemplate>(isolate_, listenSocket);
     listenSocketTemplate_ = Handle<v8::ObjectTemplate>(isolate_, listenSocket->InstanceTemplate());
-    handlerRunner_ = Handle<v8::Function>(isolate_, AppWrap::createHandlerRunner(context, data));
 
     setExport(context, exports, "App", ClassBuilder::function(context, data, "App", &AppWrap::create));
     setExport(context, exports, "SSLApp", ClassBuilder::function(context, data, "SSLApp", &AppWrap::createSsl));
@@ -135,6 +134,15 @@ public:
         if (!scope_ && !closing_) scope_.emplace(state_.isolate_, resource_, state_.asyncContext_);
     }
 
+    // Closes the callback scope now, running what the batch's calls queued; the next enter() opens a new one. No
+    // TryCatch of a call is open (no call is running), so the scope's own TryCatch is the innermost, as V8 needs.
+    void leave() {
+        if (!scope_ || closing_) return;
+        closing_ = true;
+        scope_.reset();
+        closing_ = false;
+    }
+
 private:
     AddonState& state_;
     bool closing_ = false;
@@ -150,6 +158,10 @@ void AddonState::runBatch(void (*body)(void*), void* argument) {
     body(argument);
 }
 
+void AddonState::endHandlerScope() {
+    if (batch_ != nullptr && callDepth_ == 0) batch_->leave();
+}
+
 bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
                               v8::Local<v8::Value>* result) {
     if (tearingDown_) return false;
@@ -160,11 +172,13 @@ bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8
     v8::TryCatch tryCatch(isolate_);
     tryCatch.SetVerbose(true);
     v8::MaybeLocal<v8::Value> value;
+    ++callDepth_;
     if (batch_ != nullptr) {
         value = fn->Call(context(), receiver(), argc, argv);
     } else {
         value = node::MakeCallback(isolate_, receiver(), fn, argc, argv, asyncContext_);
     }
+    --callDepth_;
     if (tryCatch.HasCaught() || value.IsEmpty()) return false;
     if (result != nullptr) *result = value.ToLocalChecked();
     return true;

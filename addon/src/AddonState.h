@@ -20,6 +20,7 @@
 
 #include <loopwire/CallbackBatchRunner.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -65,8 +66,6 @@ public:
     v8::Local<v8::ObjectTemplate> appTemplate() const { return appTemplate_.get(isolate_); }
     v8::Local<v8::ObjectTemplate> listenSocketTemplate() const { return listenSocketTemplate_.get(isolate_); }
     v8::Local<v8::FunctionTemplate> listenSocketClass() const { return listenSocketClass_.get(isolate_); }
-    // The function AppWrap::dispatch calls a route handler through (AppWrap::createHandlerRunner).
-    v8::Local<v8::Function> handlerRunner() const { return handlerRunner_.get(isolate_); }
 
     // A block of at least `bytes` that nothing but this state references, for LentBuffer to copy a chunk into:
     // the same one every time, unless a transferred ArrayBuffer still holds it (then a new one, and the old one
@@ -90,6 +89,15 @@ public:
     // True while a batch runs (see runBatch): JavaScript called now runs no microtask or process.nextTick callback
     // before the call returns.
     bool inBatch() const noexcept { return batch_ != nullptr; }
+
+    // Ends the scope of a handler that returned with its work still open (a response pending, an upgrade not made
+    // yet) the way uWebSockets.js ends every call into JavaScript: the process.nextTick callbacks and microtasks
+    // queued so far run now, so that the code after an already-resolved await runs inside the handler's scope (req
+    // readable, res.upgrade allowed, no 500 for the response it completes). Inside a batch, closes the batch's
+    // callback scope; the next call into JavaScript opens another. Does nothing where they cannot run: when
+    // JavaScript is running below this call (the core callback of a JavaScript call, or the closing of the scope
+    // itself), and outside a batch, where node::MakeCallback has already run them when it could.
+    void endHandlerScope();
 
     // CallbackBatchRunner: every App of this environment runs its loop callbacks through here. A batch opens
     // its callback scope lazily, at its first call into JavaScript (a batch that calls none costs a few
@@ -115,13 +123,13 @@ private:
     Handle<v8::ObjectTemplate> appTemplate_;
     Handle<v8::ObjectTemplate> listenSocketTemplate_;
     Handle<v8::FunctionTemplate> listenSocketClass_;
-    Handle<v8::Function> handlerRunner_;
     PendingResponses pending_;
     SharedBlock* lendingBlock_ = nullptr;  // one reference, this state's
     std::vector<std::unique_ptr<AppWrap>> apps_;
     node::AsyncCleanupHookHandle cleanupHook_;
     class Batch;              // the stack frame of one batch (AddonState.cpp)
     Batch* batch_ = nullptr;  // the batch running now, if any
+    std::uint32_t callDepth_ = 0;  // calls into JavaScript through callFromLoop running right now
     bool tearingDown_ = false;
 };
 

@@ -126,44 +126,15 @@ void AppWrap::dispatch(const Handle<v8::Function>& handler, HttpResponse* respon
     v8::Local<v8::Object> res = ResponseWrap::wrap(state_, response);
     v8::Local<v8::Object> req = RequestWrap::wrap(state_, request);
     ++dispatchDepth_;
-    if (state_.inBatch()) {
-        // Inside a batch no microtask or process.nextTick callback runs before the batch ends (nor before the
-        // running one returns, when the batch is closing), so invalidating here, after the call, is as early as
-        // the runner's `finally`, and saves a call into JavaScript and one back.
-        v8::Local<v8::Value> argv[] = {res, req};
-        state_.callFromLoop(handler.get(isolate), 2, argv);
-        RequestWrap::invalidate(req);
-        ResponseWrap::afterHandler(res);
-    } else {
-        v8::Local<v8::Value> argv[] = {handler.get(isolate), res, req};
-        state_.callFromLoop(state_.handlerRunner(), 3, argv);
-    }
+    v8::Local<v8::Value> argv[] = {res, req};
+    state_.callFromLoop(handler.get(isolate), 2, argv);
+    // A handler that answered at once is over. One that left its response open (it awaits something) ends once the
+    // microtasks it queued have run, as in uWebSockets.js: what it does after an await of a resolved promise still
+    // belongs to it.
+    if (ResponseWrap::isUsable(res)) state_.endHandlerScope();
+    RequestWrap::invalidate(req);
+    ResponseWrap::afterHandler(res);
     --dispatchDepth_;
-}
-
-v8::Local<v8::Function> AppWrap::createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data) {
-    // `finish` is a native function no other JavaScript can reach: only this closure holds it.
-    static constexpr char kSource[] =
-        "(function (finish) {\n"
-        "  return function loopwireRunHandler(handler, res, req) {\n"
-        "    try { return handler(res, req); } finally { finish(res, req); }\n"
-        "  };\n"
-        "})";
-    v8::Isolate* isolate = compat::isolateOf(context);
-    v8::Local<v8::String> source = v8::String::NewFromUtf8Literal(isolate, kSource);
-    v8::Local<v8::Value> factory = v8::Script::Compile(context, source).ToLocalChecked()->Run(context).ToLocalChecked();
-    v8::Local<v8::Value> argv[] = {ClassBuilder::function(context, data, "finishHandler", &finishHandler)};
-    return factory.As<v8::Function>()
-        ->Call(context, v8::Undefined(isolate), 1, argv)
-        .ToLocalChecked()
-        .As<v8::Function>();
-}
-
-// Takes (res, req) after their handler returned; returns nothing.
-void AppWrap::finishHandler(const Args& args) {
-    if (!args[0]->IsObject() || !args[1]->IsObject()) return;
-    RequestWrap::invalidate(args[1].As<v8::Object>());
-    ResponseWrap::afterHandler(args[0].As<v8::Object>());
 }
 
 // Takes (pattern: RecognizedString, handler: function | null | ArrayBuffer from DeclarativeResponse.end());
@@ -313,15 +284,17 @@ void AppWrap::close(const Args& args) {
 
 namespace {
 
-// Reads behavior.<name> as an integer up to max into *out when it is given; throws and returns false otherwise.
+// Reads behavior.<name> as an integer up to max into *out when it is given (a byte limit above max is taken as
+// max); throws and returns false otherwise.
 bool readBehaviorNumber(v8::Isolate* isolate, v8::Local<v8::Object> behavior, const char* name, std::uint32_t max,
-                        std::uint32_t* out) {
+                        std::uint32_t* out, bool isLimit = false) {
     v8::Local<v8::Context> context = isolate->GetCurrentContext();
     v8::Local<v8::Value> value;
     if (!behavior->Get(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked()).ToLocal(&value)) return false;
     if (value->IsUndefined()) return true;
     std::string what = std::string("app.ws: behavior.") + name;
-    std::optional<std::uint32_t> number = readInteger(isolate, value, max, what.c_str());
+    std::optional<std::uint32_t> number =
+        isLimit ? readLimit(isolate, value, max, what.c_str()) : readInteger(isolate, value, max, what.c_str());
     if (!number) return false;
     *out = *number;
     return true;
@@ -339,7 +312,8 @@ bool readBehaviorFlag(v8::Isolate* isolate, v8::Local<v8::Object> behavior, cons
 
 // Takes (pattern: RecognizedString, behavior: WebSocketBehavior); returns this. Every field of uWebSockets.js v20's
 // behaviour is read; a handler that is not a function, or a number out of range (idleTimeout 1 to 7 or over 960,
-// maxLifetime over 240, an unknown compression value), throws.
+// maxLifetime over 240, an unknown compression value, a negative or fractional size), throws. A byte limit over
+// 2^32 - 1 (maxPayloadLength: 1e10) is taken as 2^32 - 1, as uWebSockets.js accepts it.
 void AppWrap::ws(const Args& args) {
     AppWrap& app = unwrap(args);
     v8::Isolate* isolate = args.GetIsolate();
@@ -354,9 +328,9 @@ void AppWrap::ws(const Args& args) {
     constexpr std::uint32_t kMaxUint32 = 0xFFFFFFFF;
     WebSocketSettings settings;
     if (!readBehaviorNumber(isolate, behavior, "compression", kMaxUint32, &settings.compression) ||
-        !readBehaviorNumber(isolate, behavior, "maxPayloadLength", kMaxUint32, &settings.maxPayloadLength) ||
+        !readBehaviorNumber(isolate, behavior, "maxPayloadLength", kMaxUint32, &settings.maxPayloadLength, true) ||
         !readBehaviorNumber(isolate, behavior, "idleTimeout", kMaxUint32, &settings.idleTimeout) ||
-        !readBehaviorNumber(isolate, behavior, "maxBackpressure", kMaxUint32, &settings.maxBackpressure) ||
+        !readBehaviorNumber(isolate, behavior, "maxBackpressure", kMaxUint32, &settings.maxBackpressure, true) ||
         !readBehaviorNumber(isolate, behavior, "maxLifetime", kMaxUint32, &settings.maxLifetime) ||
         !readBehaviorFlag(isolate, behavior, "closeOnBackpressureLimit", &settings.closeOnBackpressureLimit) ||
         !readBehaviorFlag(isolate, behavior, "resetIdleTimeoutOnSend", &settings.resetIdleTimeoutOnSend) ||

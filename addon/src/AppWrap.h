@@ -58,15 +58,10 @@ public:
     AppWrap(const AppWrap&) = delete;
     AppWrap& operator=(const AppWrap&) = delete;
 
-    // Calls a JavaScript route handler with new res and req objects (from the core, for one request).
+    // Calls a JavaScript route handler with new res and req objects (from the core, for one request). Its scope
+    // ends when it returns, or, when it left the response open, once the microtasks it queued have run
+    // (AddonState::endHandlerScope); then req is invalidated, and res too unless it waits for onAborted.
     void dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request);
-
-    // Builds the function dispatch() calls outside a batch (AddonState::callFromLoop through node::MakeCallback,
-    // which may run microtasks before it returns): (handler, res, req) => handler(res, req), which then calls
-    // finishHandler, so that req is invalidated (and res when it is over) after the handler returns but before
-    // the microtasks and process.nextTick callbacks it queued run: code after an await finds req unusable, as in
-    // uWebSockets.js. Inside a batch, dispatch() calls the handler itself and invalidates after the call.
-    static v8::Local<v8::Function> createHandlerRunner(v8::Local<v8::Context> context, v8::Local<v8::External> data);
 
 private:
     struct Method {
@@ -80,7 +75,6 @@ private:
         addRoute(args, kMethods[kMethodIndex]);
     }
     static void addRoute(const v8::FunctionCallbackInfo<v8::Value>& args, const Method& method);
-    static void finishHandler(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void listen(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void listenUnix(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void close(const v8::FunctionCallbackInfo<v8::Value>& args);

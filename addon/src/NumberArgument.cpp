@@ -50,6 +50,14 @@ std::optional<std::uint64_t> readSize(v8::Isolate* isolate, v8::Local<v8::Value>
     return readUnsigned(isolate, value, kMaxSafeInteger, "2^53 - 1", what);
 }
 
+std::optional<std::uint32_t> readLimit(v8::Isolate* isolate, v8::Local<v8::Value> value, std::uint32_t max,
+                                       const char* what) {
+    std::optional<double> number = readNumber(isolate, value, what);
+    if (!number) return std::nullopt;
+    if (*number >= max) return max;
+    return readInteger(isolate, value, max, what);
+}
+
 std::optional<std::uint32_t> readInteger(v8::Isolate* isolate, v8::Local<v8::Value> value, std::uint32_t max,
                                          const char* what) {
     std::optional<std::uint64_t> number = readUnsigned(isolate, value, max, nullptr, what);

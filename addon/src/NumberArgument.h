@@ -28,6 +28,11 @@ std::optional<double> numberValue(v8::Isolate* isolate, v8::Local<v8::Value> val
 // A byte count or offset: an integer from 0 to 2^53 - 1.
 std::optional<std::uint64_t> readSize(v8::Isolate* isolate, v8::Local<v8::Value> value, const char* what);
 
+// A byte limit (a WebSocket behaviour's maxPayloadLength, maxBackpressure): an integer of 0 or more (Infinity
+// included); one above max is taken as max, as uWebSockets.js accepts any such number (maxPayloadLength: 1e10).
+std::optional<std::uint32_t> readLimit(v8::Isolate* isolate, v8::Local<v8::Value> value, std::uint32_t max,
+                                       const char* what);
+
 // An integer from 0 to max (a port, listen options).
 std::optional<std::uint32_t> readInteger(v8::Isolate* isolate, v8::Local<v8::Value> value, std::uint32_t max,
                                          const char* what);

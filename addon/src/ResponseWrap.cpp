@@ -103,6 +103,8 @@ void ResponseWrap::invalidate(v8::Local<v8::Object> res) {
     if (compat::getPointer(res, kEntry) != nullptr) compat::setPointer(res, kEntry, nullptr);
 }
 
+bool ResponseWrap::isUsable(v8::Local<v8::Object> res) { return compat::getPointer(res, kResponse) != nullptr; }
+
 void ResponseWrap::afterHandler(v8::Local<v8::Object> res) {
     auto* response = static_cast<HttpResponse*>(compat::getPointer(res, kResponse));
     if (response == nullptr) return;
@@ -324,7 +326,9 @@ void ResponseWrap::cork(const Args& args) {
 // Takes (userData: object, secWebSocketKey, secWebSocketProtocol, secWebSocketExtensions: RecognizedString,
 // context: the upgrade handler's third argument); switches the connection to a WebSocket of that route (its open
 // handler runs before this returns, with userData's own properties copied onto the ws); returns undefined. res is
-// unusable afterwards. Works from the upgrade handler or later, after onAborted.
+// unusable afterwards. Works from the upgrade handler (after an await of a resolved promise too) or later, after
+// onAborted. writeStatus('101 Switching Protocols') and headers may come first (they go out with the 101); after
+// anything else it throws, leaving res usable.
 void ResponseWrap::upgrade(const Args& args) {
     HttpResponse* response = unwrap(args, "res.upgrade");
     if (response == nullptr) return;
@@ -347,6 +351,13 @@ void ResponseWrap::upgrade(const Args& args) {
     if (context == nullptr) {
         return throwTypeError(
             isolate, "res.upgrade: context must be the third argument the ws route's upgrade handler received");
+    }
+    if (!response->canUpgrade()) {
+        // Left usable: the handler can still answer, where a silent refusal would leave the client waiting.
+        return throwError(isolate,
+                          "res.upgrade: this response can no longer switch protocols: something other than "
+                          "writeStatus('101 Switching Protocols') and writeHeader was written, or the request has a "
+                          "body");
     }
     v8::Local<v8::Object> ws;
     if (!WebSocketWrap::create(state, args[0]).ToLocal(&ws)) return;

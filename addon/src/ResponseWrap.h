@@ -52,6 +52,8 @@ public:
 
     // Makes res unusable from now on (every method throws).
     static void invalidate(v8::Local<v8::Object> res);
+    // Whether res can still be used: its response is neither complete nor aborted.
+    static bool isUsable(v8::Local<v8::Object> res);
 
 private:
     static void writeStatus(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -45,7 +45,9 @@ bool JsWebSocketEvents::upgrade(HttpResponse* response, HttpRequest* request, We
     v8::Local<v8::Object> req = RequestWrap::wrap(state_, request);
     v8::Local<v8::Value> argv[] = {res, req, contextObject(context)};
     call(kUpgrade, 3, argv);
-    // As after a route handler: req is over, and res too unless it waits for an asynchronous upgrade.
+    // As after a route handler: the scope ends with the microtasks of a handler that has not upgraded yet; then req
+    // is over, and res too unless it waits for an asynchronous upgrade.
+    if (ResponseWrap::isUsable(res)) state_.endHandlerScope();
     RequestWrap::invalidate(req);
     ResponseWrap::afterHandler(res);
     return true;

@@ -35,6 +35,25 @@ void returnStatus(const Args& args, SendStatus status) {
     args.GetReturnValue().Set(static_cast<std::uint32_t>(status));
 }
 
+// Fragments must come in order (first, any number of middle ones, last) with no whole message between them, or the
+// peer has to fail the connection: a call out of that order throws an Error naming method, and sends nothing.
+bool checkFragmentOrder(const Args& args, AnyWebSocket* socket, const char* method, bool continuesMessage) {
+    const bool inProgress = socket->isSendingFragments();
+    if (inProgress == continuesMessage) return true;
+    std::string message = std::string(method) +
+                          (inProgress ? ": a fragmented message is being sent; end it with sendLastFragment first"
+                                      : ": no fragmented message is being sent; start one with sendFirstFragment");
+    throwError(args.GetIsolate(), message.c_str());
+    return false;
+}
+
+// The close codes ws.end takes: those a close frame may carry, and those that name a close without a code (sent
+// as a close frame without one).
+bool isEndCode(std::uint32_t code) {
+    return code == 0 || (code >= 1000 && code <= 1003) || (code >= 1005 && code <= 1015) ||
+           (code >= 3000 && code <= 4999);
+}
+
 }  // namespace
 
 v8::Local<v8::FunctionTemplate> WebSocketWrap::createClass(v8::Isolate* isolate, v8::Local<v8::External> data) {
@@ -100,7 +119,7 @@ AnyWebSocket* WebSocketWrap::unwrap(const Args& args, const char* method) {
 // (success) or 2 (dropped).
 void WebSocketWrap::send(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.send");
-    if (socket == nullptr) return;
+    if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.send", false)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.send: message")) return;
     v8::Isolate* isolate = args.GetIsolate();
@@ -111,7 +130,7 @@ void WebSocketWrap::send(const Args& args) {
 // Takes (message, isBinary?, compress?); returns the send status. Starts a fragmented message.
 void WebSocketWrap::sendFirstFragment(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.sendFirstFragment");
-    if (socket == nullptr) return;
+    if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.sendFirstFragment", false)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendFirstFragment: message")) return;
     v8::Isolate* isolate = args.GetIsolate();
@@ -122,7 +141,7 @@ void WebSocketWrap::sendFirstFragment(const Args& args) {
 // Takes (message, compress?); returns the send status.
 void WebSocketWrap::sendFragment(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.sendFragment");
-    if (socket == nullptr) return;
+    if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.sendFragment", true)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendFragment: message")) return;
     returnStatus(args, socket->sendFragment(message.view(), args[1]->BooleanValue(args.GetIsolate())));
@@ -131,22 +150,29 @@ void WebSocketWrap::sendFragment(const Args& args) {
 // Takes (message, compress?); returns the send status. Ends a fragmented message.
 void WebSocketWrap::sendLastFragment(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.sendLastFragment");
-    if (socket == nullptr) return;
+    if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.sendLastFragment", true)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendLastFragment: message")) return;
     returnStatus(args, socket->sendLastFragment(message.view(), args[1]->BooleanValue(args.GetIsolate())));
 }
 
 // Takes (code?: number, shortMessage?: RecognizedString); sends a close frame and runs the close handler before
-// returning; returns undefined. The ws is unusable afterwards.
+// returning; returns undefined. The ws is unusable afterwards. A code that never travels in a close frame but
+// names a close without one (1005, 1006, 1015) sends a close frame without a code; a code that is not a close code
+// at all (1 to 999, 1004, 1016 to 2999, 5000 and up) is a RangeError.
 void WebSocketWrap::end(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.end");
     if (socket == nullptr) return;
     v8::Isolate* isolate = args.GetIsolate();
     std::uint32_t code = 0;
     if (!args[0]->IsUndefined()) {
-        std::optional<std::uint32_t> given = readInteger(isolate, args[0], 4999, "ws.end: code");
+        std::optional<std::uint32_t> given = readInteger(isolate, args[0], 65535, "ws.end: code");
         if (!given) return;
+        if (!isEndCode(*given)) {
+            return throwRangeError(isolate,
+                                   "ws.end: code must be 1000 to 1003, 1007 to 1014 or 3000 to 4999 (or 0, 1005, "
+                                   "1006 or 1015 for a close frame without a code)");
+        }
         code = *given;
     }
     BytesArgument reason;

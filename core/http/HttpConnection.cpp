@@ -176,7 +176,7 @@ void HttpConnection::handOver(Socket& successor) noexcept {
 void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
     responsePending_ = true;
     statusWritten_ = headersEnded_ = chunkedResponse_ = contentLengthResponse_ = false;
-    noBodyStatus_ = refusedWrite_ = false;
+    noBodyStatus_ = switchingStatus_ = refusedWrite_ = false;
     hasDeclaredLength_ = connectionWritten_ = false;
     writeOffset_ = 0;
     keepAlive_ = head.keepAlive;
@@ -367,6 +367,7 @@ bool HttpConnection::writeStatusLine(std::string_view status) {
     }
     if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return true;
     noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
+    switchingStatus_ = status.substr(0, 3) == "101";
     write("HTTP/1.1 ");
     write(status);
     write("\r\n");
@@ -544,6 +545,14 @@ void HttpConnection::finishResponse(bool closeConnection) {
     // Inside process() the loop there goes on with the next request; inside one of our callbacks the caller
     // continues once the callback has returned (the callback must not be replaced while it runs).
     if (processing_ || callbackDepth_ > 0) return;
+    if (!pending_.empty()) {
+        // Completed from outside the connection's callbacks (a timer, a promise, another connection's handler): the
+        // requests received meanwhile wait until the current batch is over, so that their handlers start a batch
+        // of their own instead of running inside the code that completed this one (in the Node addon, a handler
+        // run there could not have its microtasks run before its scope ends).
+        server_.resumeAfterProcessing(*this);
+        return;
+    }
     continueAfterResponse();
 }
 

@@ -55,11 +55,14 @@ public:
     // For writeStatus/writeHeader: corks when nothing is corked, and leaves it to the completing call.
     void corkForHeaders();
 
-    // For a protocol upgrade (the WebSocket layer): whether the response can still switch protocols (pending,
-    // nothing written, no request body being read).
+    // For a protocol upgrade (the WebSocket layer): whether the response can still switch protocols (pending, no
+    // request body being read, nothing written but a 101 status line and header fields, which the 101 answer
+    // then carries: engine.io and crossws write them before upgrading, as uWebSockets allows).
     bool canSwitchProtocols() const noexcept {
-        return responsePending_ && !statusWritten_ && !headersEnded_ && !isClosed() && phase_ == Phase::Head;
+        return responsePending_ && (!statusWritten_ || switchingStatus_) && !headersEnded_ && !isClosed() &&
+               phase_ == Phase::Head;
     }
+    bool hasWrittenStatus() const noexcept { return statusWritten_; }
     bool isHttp10() const noexcept { return http10_; }
     // Ends the HTTP life of a connection whose socket successor has taken over (Socket's takeover constructor),
     // after its 101 response: the bytes received after the request head go to successor, at once or, inside
@@ -145,6 +148,7 @@ private:
     bool headRequest_ = false;  // the answer carries no body
     bool keepAlive_ = true;
     bool noBodyStatus_ = false;  // 1xx, 204 or 304: no Content-Length, no body
+    bool switchingStatus_ = false;  // the status written is 101 Switching Protocols
     bool refusedWrite_ = false;
     bool hasDeclaredLength_ = false;
     bool connectionWritten_ = false;  // the handler wrote a Connection field: loopwire adds none

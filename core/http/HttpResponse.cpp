@@ -134,6 +134,8 @@ SharedBlock* HttpResponse::blockHolding(std::string_view chunk) const noexcept {
 
 bool HttpResponse::hasResponded() const noexcept { return connectionOf(this).responseComplete(); }
 
+bool HttpResponse::canUpgrade() const noexcept { return connectionOf(this).canSwitchProtocols(); }
+
 bool HttpResponse::refusedWrite() const noexcept { return connectionOf(this).refusedWrite(); }
 
 bool HttpResponse::isValidHeaderName(std::string_view name) noexcept { return http_syntax::isToken(name); }

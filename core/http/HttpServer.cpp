@@ -18,6 +18,7 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
       head_(std::make_unique<RequestHead>()) {}
 
 HttpServer::~HttpServer() {
+    loop_.cancelFlush(*this);
     close();
     extension_.reset();
 }
@@ -154,6 +155,14 @@ RequestHead& HttpServer::beginProcessing() noexcept {
 
 void HttpServer::endProcessing() noexcept {
     processing_ = false;
+    resumeQueued();
+}
+
+void HttpServer::onFlush() {
+    if (resumeQueue_ != nullptr) loop_.runBatch([this] { resumeQueued(); });
+}
+
+void HttpServer::resumeQueued() noexcept {
     while (resumeQueue_ != nullptr) {
         HttpConnection* connection = resumeQueue_;
         resumeQueue_ = connection->nextToResume_;
@@ -169,6 +178,7 @@ void HttpServer::resumeAfterProcessing(HttpConnection& connection) noexcept {
     connection.queuedToResume_ = true;
     connection.nextToResume_ = resumeQueue_;
     resumeQueue_ = &connection;
+    if (!processing_) loop_.requestFlush(*this);
 }
 
 void HttpServer::reportUnansweredRequest() noexcept {

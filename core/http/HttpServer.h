@@ -33,7 +33,7 @@ public:
     virtual std::size_t connectionCount() const noexcept = 0;
 };
 
-class HttpServer {
+class HttpServer final : private FlushListener {
 public:
     // The method WebSocket routes are added under: not a token (it has a space), so no request names it. GET
     // requests try these routes first, so that app.ws("/*") and app.get("/*") live side by side, as in
@@ -77,9 +77,10 @@ public:
     bool isDispatching() const noexcept { return dispatchDepth_ > 0; }
 
     // Connections process requests one at a time per server: the router cannot dispatch while it dispatches,
-    // and the one RequestHead is in use. A connection whose response was completed from inside another
-    // connection's callback, and which has further requests buffered, is queued with resumeAfterProcessing()
-    // and resumed when the outermost processing ends.
+    // and the one RequestHead is in use. A connection whose response was completed from outside its own
+    // callbacks, and which has further requests buffered, is queued with resumeAfterProcessing() and resumed when
+    // the outermost processing ends, or, when nothing is processing, once the loop's current batch is over (in a
+    // batch of its own, through the loop's flush).
     bool isProcessing() const noexcept { return processing_; }
     RequestHead& beginProcessing() noexcept;
     void endProcessing() noexcept;
@@ -107,6 +108,9 @@ public:
     std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
 
 private:
+    void onFlush() override;
+    // Resumes the queued connections (see resumeAfterProcessing).
+    void resumeQueued() noexcept;
     void accept(int fd, const SocketAddress& remote);
     // A listener accepted fd: a child on another thread gets it (ServerThreads::handOff), else this server.
     void acceptFromListener(int fd, const SocketAddress& remote);

@@ -31,6 +31,8 @@ SendStatus AnyWebSocket::sendLastFragment(std::string_view fragment, bool) {
     return connectionOf(this).sendFragment(fragment, OpCode::Continuation, false, true);
 }
 
+bool AnyWebSocket::isSendingFragments() const noexcept { return connectionOf(this).isSendingFragments(); }
+
 SendStatus AnyWebSocket::ping(std::string_view message) { return connectionOf(this).sendPing(message); }
 
 void AnyWebSocket::end(int code, std::string_view reason) { connectionOf(this).end(code, reason); }
@@ -53,7 +55,7 @@ void AnyWebSocket::visitTopics(void (*visit)(void* context, std::string_view top
 
 bool AnyWebSocket::publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress) {
     WebSocketConnection& connection = connectionOf(this);
-    if (connection.closedForApplication() || connection.isClosed()) return false;
+    if (connection.closedForApplication()) return false;
     return connection.server().publish(topic, message, opCode, compress, &connection);
 }
 
@@ -73,7 +75,7 @@ std::uint16_t AnyWebSocket::getRemotePort() const noexcept { return connectionOf
 
 bool AnyWebSocket::isClosed() const noexcept {
     const WebSocketConnection& connection = connectionOf(this);
-    return connection.closedForApplication() || connection.isClosed();
+    return connection.closedForApplication();
 }
 
 SharedBlock* AnyWebSocket::blockHolding(std::string_view bytes) const noexcept {

@@ -16,6 +16,10 @@ bool ClosePayload::isSendableCode(std::uint16_t code) noexcept {
     return code >= 3000 && code <= 4999;
 }
 
+bool ClosePayload::isWritableCode(std::uint16_t code) noexcept {
+    return isSendableCode(code) || (code >= 1012 && code <= 1014);
+}
+
 ClosePayload ClosePayload::read(std::string_view payload) noexcept {
     ClosePayload result;
     if (payload.empty()) return result;

@@ -36,8 +36,12 @@ struct ClosePayload {
 
     static ClosePayload read(std::string_view payload) noexcept;
 
-    // Whether a peer may send code in a close frame.
+    // Whether a peer may send code in a close frame (what read() accepts).
     static bool isSendableCode(std::uint16_t code) noexcept;
+    // Whether loopwire puts code in a close frame it sends: the codes above, and 1012 to 1014, which IANA has
+    // registered since RFC 6455 (service restart, try again later, bad gateway) and which browsers and the `ws`
+    // library accept.
+    static bool isWritableCode(std::uint16_t code) noexcept;
 
     // Writes the payload of a close frame with code and reason into out (at least 2 + kMaxCloseReasonBytes
     // bytes); returns its length. kCloseNoStatus (or 0) writes an empty payload. A longer reason is cut to the

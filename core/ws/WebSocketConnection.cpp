@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 namespace loopwire {
 
@@ -95,7 +96,24 @@ void WebSocketConnection::onData(char* data, std::size_t length) {
     ws::FrameError error = parser_.parse(data, length, *this);
     if (error != ws::FrameError::None && !isClosed()) fail(ws::closeCode(error), ws::describe(error));
     endCork(corkedHere);
+    if (!isClosed()) holdReadingWhileBacklogged();
     armDeadline();
+}
+
+std::size_t WebSocketConnection::backlogLimit() const noexcept {
+    std::uint32_t limit = context_.settings().maxBackpressure;
+    return limit != 0 ? limit : limits::kMaxOutputBacklogBytes;
+}
+
+void WebSocketConnection::holdReadingWhileBacklogged() noexcept {
+    // One read makes at most about as many bytes of answers as it brought (a pong is never longer than its ping),
+    // so the backlog stays within the limit plus one read, however fast the peer sends and however little it reads.
+    if (bufferedBytes() <= backlogLimit() || isReadingPaused()) return;
+    if (context_.settings().closeOnBackpressureLimit && status_ == Status::Open) {
+        changeStatus(Status::Dropping);
+        return;
+    }
+    pauseReading();
 }
 
 bool WebSocketConnection::onFrame(const ws::FrameHeader& header) {
@@ -131,8 +149,9 @@ bool WebSocketConnection::onPayload(std::string_view payload, bool endsFrame) {
         extras_->control.append(payload);
         return handleControl(extras_->control.view());
     }
-    // After our close frame, the peer's data frames are read (its close frame may follow) but not delivered.
-    if (closeSent_) return true;
+    // After our close frame (or while dropping), the peer's data frames are read, its close frame may follow, but
+    // they are not delivered.
+    if (status_ != Status::Open) return true;
     const bool text = parser_.messageOpcode() == ws::Opcode::Text;
     if (wholeMessageFrame_ && endsFrame && !gatheringMessage()) {
         // The common case: the whole message in this read, delivered where it lies.
@@ -199,10 +218,12 @@ bool WebSocketConnection::deliverMessage(std::string_view message) {
 bool WebSocketConnection::handleControl(std::string_view payload) {
     switch (frameOpcode_) {
         case ws::Opcode::Ping:
-            if (!closeSent_) writeFrame(ws::Opcode::Pong, payload, true, false);
+            if (status_ != Status::Open) return true;
+            writeFrame(ws::Opcode::Pong, payload, true, false);
             context_.events().ping(this, payload);
             return !isClosed();
         case ws::Opcode::Pong:
+            if (status_ != Status::Open) return true;
             context_.events().pong(this, payload);
             return !isClosed();
         case ws::Opcode::Close: {
@@ -212,14 +233,14 @@ bool WebSocketConnection::handleControl(std::string_view payload) {
                                                                                       : "invalid close code");
                 return false;
             }
-            if (!closeSent_) {
+            if (status_ == Status::Open) {
                 // The echo carries the peer's code and reason (nothing for a close frame without a code), as
                 // RFC 6455 section 5.5.1 suggests; then the server closes the TCP connection first.
-                char echo[2 + ws::kMaxCloseReasonBytes];
-                std::size_t echoBytes = ws::ClosePayload::write(received.code, received.reason, echo);
-                writeFrame(ws::Opcode::Close, {echo, echoBytes}, true, false);
-                closeSent_ = true;
-                runCloseHandler(received.code, received.reason);
+                sendCloseFrame(received.code, received.reason, received.code);
+            } else if (status_ == Status::Dropping) {
+                // Nothing more is written to a peer that has not read what waits: the close handler, and the end.
+                changeStatus(Status::Closed, received.code, received.reason);
+                close();
             }
             if (isClosed()) return false;
             if (isCorked()) uncork();
@@ -238,14 +259,23 @@ bool WebSocketConnection::handleControl(std::string_view payload) {
 
 void WebSocketConnection::fail(std::uint16_t code, std::string_view reason) {
     if (isClosed()) return;
-    if (!closeSent_) {
-        char payload[2 + ws::kMaxCloseReasonBytes];
-        std::size_t bytes = ws::ClosePayload::write(code, reason, payload);
-        writeFrame(ws::Opcode::Close, {payload, bytes}, true, false);
-        closeSent_ = true;
+    if (status_ == Status::Open) {
+        sendCloseFrame(code, reason, code);
+    } else if (status_ == Status::Dropping) {
+        changeStatus(Status::Closed, code, reason);
     }
-    runCloseHandler(code, reason);
     close();
+}
+
+void WebSocketConnection::sendCloseFrame(std::uint16_t code, std::string_view reason, int handlerCode) {
+    LW_CHECK(status_ == Status::Open || status_ == Status::Dropping);
+    char payload[2 + ws::kMaxCloseReasonBytes];
+    // A code that may not travel (0, 1005, 1006, 1015, or one no endpoint may send) becomes a close frame without
+    // a code, which the peer reads as 1005: a frame the peer would fail the connection for is never sent.
+    std::uint16_t wireCode = ws::ClosePayload::isWritableCode(code) ? code : 0;
+    std::size_t bytes = ws::ClosePayload::write(wireCode, reason, payload);
+    writeFrame(ws::Opcode::Close, {payload, bytes}, true, false);
+    changeStatus(Status::Closing, handlerCode, reason);
 }
 
 void WebSocketConnection::onEnd() {
@@ -281,18 +311,27 @@ SendStatus WebSocketConnection::statusAfterWrite() const noexcept {
 }
 
 bool WebSocketConnection::admit(std::string_view message, OpCode opCode) {
-    const std::uint32_t limit = context_.settings().maxBackpressure;
-    if (limit == 0 || bufferedBytes() <= limit) return true;
+    if (status_ == Status::Open) {
+        const std::uint32_t limit = context_.settings().maxBackpressure;
+        std::size_t held = extras_ != nullptr ? extras_->held.size() : 0;
+        if (limit == 0 || bufferedBytes() + held <= limit) return true;
+    } else if (status_ != Status::Dropping) {
+        return false;
+    }
+    // As in uWebSockets, every message dropped for backpressure is reported, also while the connection waits to be
+    // closed for it.
     context_.events().dropped(this, message, opCode);
-    if (context_.settings().closeOnBackpressureLimit && !isClosed()) close();
+    if (context_.settings().closeOnBackpressureLimit && status_ == Status::Open) changeStatus(Status::Dropping);
     return false;
 }
 
 SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opCode, bool compress) {
-    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (closedForApplication()) return SendStatus::Dropped;
     if (opCode == OpCode::Ping) return sendPing(message);
     OpCode opcode = opCode;
     if (opCode != OpCode::Text && opCode != OpCode::Binary && opCode != OpCode::Pong) opcode = OpCode::Binary;
+    // A whole message inside a fragmented one would end it for the peer: refused (a programmer error).
+    if (sendingFragments_ && opcode != OpCode::Pong) return SendStatus::Dropped;
     // What was published before this send reaches the peer before it.
     server().drainTopics();
     if (!admit(message, opCode)) return SendStatus::Dropped;
@@ -319,13 +358,22 @@ SendStatus WebSocketConnection::sendMessage(std::string_view message, OpCode opC
 }
 
 SendStatus WebSocketConnection::sendFragment(std::string_view fragment, OpCode opCode, bool first, bool last) {
-    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (closedForApplication()) return SendStatus::Dropped;
+    // Fragments out of order would put a frame sequence on the wire that the peer must fail: a first fragment
+    // inside a message, or a later one outside any. Refused (programmer errors), the message left as it was.
+    if (first == sendingFragments_) return SendStatus::Dropped;
     if (first) server().drainTopics();
     if (!admit(fragment, opCode)) return SendStatus::Dropped;
     ws::Opcode opcode = ws::Opcode::Continuation;
     if (first) opcode = opCode == OpCode::Text ? ws::Opcode::Text : ws::Opcode::Binary;
     sendingFragments_ = !last;
     writeFrame(opcode, fragment, last, false);
+    if (last && extras_ != nullptr && !extras_->held.empty()) {
+        // What was published while the message was being sent follows it.
+        write(extras_->held.view());
+        extras_->held.clear();
+        if (extras_->held.capacity() > kMaxRetainedMessageBytes) extras_->held.release();
+    }
     if (context_.settings().resetIdleTimeoutOnSend) {
         restartIdleTimeout();
         armDeadline();
@@ -334,16 +382,26 @@ SendStatus WebSocketConnection::sendFragment(std::string_view fragment, OpCode o
 }
 
 SendStatus WebSocketConnection::sendPing(std::string_view message) {
-    if (closeHandlerRan_ || isClosed()) return SendStatus::Dropped;
+    if (!admit(message, OpCode::Ping)) return SendStatus::Dropped;
     if (message.size() > ws::kMaxControlPayloadBytes) message = message.substr(0, ws::kMaxControlPayloadBytes);
     writeFrame(ws::Opcode::Ping, message, true, false);
     return statusAfterWrite();
 }
 
 bool WebSocketConnection::deliverPublished(std::string_view frames, std::string_view payload, OpCode opCode) {
-    if (closeHandlerRan_ || isClosed() || !admit(payload, opCode)) return false;
+    if (!admit(payload, opCode)) return false;
+    if (sendingFragments_) {
+        // Inside the fragmented message the frames would corrupt it: they wait for its last fragment (a copy, on
+        // this rare path only).
+        extras().held.append(frames);
+        return true;
+    }
     write(frames);
     return true;
+}
+
+void WebSocketConnection::closeIfDropping() noexcept {
+    if (status_ == Status::Dropping && !isClosed()) close();
 }
 
 bool WebSocketConnection::takesSharedCompressedFrames() const noexcept {
@@ -352,7 +410,9 @@ bool WebSocketConnection::takesSharedCompressedFrames() const noexcept {
 }
 
 void WebSocketConnection::onWritable() {
-    if (closeHandlerRan_) return;
+    if (status_ != Status::Open) return;
+    // The peer has read what waited for it: its frames are read again.
+    if (isReadingPaused()) resumeReading();
     bool corkedHere = beginCork();
     context_.events().drain(this);
     endCork(corkedHere);
@@ -361,24 +421,36 @@ void WebSocketConnection::onWritable() {
 // ---- closing ----
 
 void WebSocketConnection::end(int code, std::string_view reason) {
-    if (closeHandlerRan_ || isClosed()) return;
-    server().drainTopics();
-    if (!closeSent_) {
-        char payload[2 + ws::kMaxCloseReasonBytes];
-        std::size_t bytes = ws::ClosePayload::write(static_cast<std::uint16_t>(code), reason, payload);
-        writeFrame(ws::Opcode::Close, {payload, bytes}, true, false);
-        closeSent_ = true;
+    if (closedForApplication()) return;
+    if (status_ == Status::Dropping) {
+        // A close frame would wait behind what the peer has not read: the close handler, and the end, now.
+        changeStatus(Status::Closed, code, reason);
+        close();
+        return;
     }
-    // The close handler gets the code as given, 0 included, as in uWebSockets.
-    runCloseHandler(code, reason);
+    server().drainTopics();
+    // The close handler gets the code as given, 0 included, as in uWebSockets; the frame carries it only when it
+    // may travel (see sendCloseFrame).
+    auto wireCode = static_cast<std::uint16_t>(code >= 0 && code <= 0xFFFF ? code : 0);
+    sendCloseFrame(wireCode, reason, code);
     if (isClosed()) return;
     closingDeadlineMs_ = loop().timeoutClockMs() + kClosingTimeoutMs;
     armDeadline();
 }
 
+void WebSocketConnection::changeStatus(Status next, int code, std::string_view reason) {
+    LW_CHECK(next > status_);
+    const Status previous = std::exchange(status_, next);
+    if (next == Status::Dropping) {
+        // Nothing more is read from a peer that does not read: the connection ends after the current batch.
+        if (!isReadingPaused()) pauseReading();
+        server().closeAfterBatch(*this);
+        return;
+    }
+    if (previous == Status::Open || previous == Status::Dropping) runCloseHandler(code, reason);
+}
+
 void WebSocketConnection::runCloseHandler(int code, std::string_view reason) {
-    if (closeHandlerRan_) return;
-    closeHandlerRan_ = true;
     WebSocketEvents& events = context_.events();
     // As uWebSockets does: the subscriptions end (with their events) before the close handler runs.
     server().topics().remove(this, [this](std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
@@ -391,7 +463,9 @@ void WebSocketConnection::runCloseHandler(int code, std::string_view reason) {
     }
 }
 
-void WebSocketConnection::onClose() { runCloseHandler(ws::kCloseAbnormal, {}); }
+void WebSocketConnection::onClose() {
+    if (status_ != Status::Closed) changeStatus(Status::Closed, ws::kCloseAbnormal);
+}
 
 // ---- timeouts ----
 
@@ -431,7 +505,7 @@ void WebSocketConnection::onTimeout() {
     }
     if (idleDeadlineMs_ != 0 && idleDeadlineMs_ <= now) {
         const WebSocketSettings& settings = context_.settings();
-        if (settings.sendPingsAutomatically && !pingOutstanding_ && !closeSent_) {
+        if (settings.sendPingsAutomatically && !pingOutstanding_ && status_ == Status::Open) {
             pingOutstanding_ = true;
             writeFrame(ws::Opcode::Ping, {}, true, false);
             idleDeadlineMs_ = now + pingMarginMs(settings.idleTimeout);
@@ -439,7 +513,9 @@ void WebSocketConnection::onTimeout() {
             return;
         }
         // Silent for the whole idle timeout: the peer is gone.
-        runCloseHandler(ws::kCloseAbnormal, "WebSocket timed out from inactivity");
+        if (!closedForApplication()) {
+            changeStatus(Status::Closed, ws::kCloseAbnormal, "WebSocket timed out from inactivity");
+        }
         close();
         return;
     }
@@ -449,12 +525,12 @@ void WebSocketConnection::onTimeout() {
 // ---- pub/sub ----
 
 bool WebSocketConnection::subscribe(std::string_view topic) {
-    if (closeHandlerRan_ || isClosed()) return false;
+    if (closedForApplication()) return false;
     return reportSubscription(topic, server().topics().subscribe(this, topic));
 }
 
 bool WebSocketConnection::unsubscribe(std::string_view topic) {
-    if (closeHandlerRan_ || isClosed()) return false;
+    if (closedForApplication()) return false;
     return reportSubscription(topic, server().topics().unsubscribe(this, topic));
 }
 

@@ -24,9 +24,10 @@ ws::DeflateSettings deflateSettingsFor(const WebSocketContext& context, const We
     return deflate;
 }
 
-// The 101 answer's fixed part; Sec-WebSocket-Accept's value follows.
-constexpr std::string_view k101 =
-    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ";
+// The 101 answer's fixed part: the status line (unless the handler wrote it), then the fields before
+// Sec-WebSocket-Accept's value.
+constexpr std::string_view k101StatusLine = "HTTP/1.1 101 Switching Protocols\r\n";
+constexpr std::string_view k101Fields = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ";
 
 ws::HandshakeRequest handshakeOf(HttpResponse* response, HttpRequest* request) {
     ws::HandshakeRequest handshake;
@@ -113,7 +114,8 @@ WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::stri
     ws::computeAccept(key, accept);
 
     http.beginCork();
-    http.write(k101);
+    if (!http.hasWrittenStatus()) http.write(k101StatusLine);
+    http.write(k101Fields);
     http.write({accept, sizeof accept});
     if (!protocol.empty()) {
         http.write("\r\nSec-WebSocket-Protocol: ");
@@ -131,7 +133,7 @@ WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::stri
     socket->markUserDataConstructed();
     socket->open();
     http.handOver(*socket);
-    return socket->isClosed() || socket->closedForApplication() ? nullptr : socket;
+    return socket->closedForApplication() ? nullptr : socket;
 }
 
 }  // namespace loopwire

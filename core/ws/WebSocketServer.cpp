@@ -100,15 +100,27 @@ bool WebSocketServer::publish(std::string_view topic, std::string_view message, 
     return recipients > 0;
 }
 
+void WebSocketServer::closeAfterBatch(WebSocketConnection& connection) {
+    closeAfterBatch_.push_back(&connection);
+    loop().requestFlush(*this);
+}
+
 void WebSocketServer::onFlush() {
-    if (!topics_.hasWaiting()) return;
-    loop().runBatch([this] { deliverPublished(); });
+    if (!topics_.hasWaiting() && closeAfterBatch_.empty()) return;
+    loop().runBatch([this] {
+        if (topics_.hasWaiting()) deliverPublished();
+        // Still allocated even if they closed meanwhile: the loop frees sockets after its flushes.
+        std::vector<WebSocketConnection*> closing = std::move(closeAfterBatch_);
+        closeAfterBatch_.clear();
+        for (WebSocketConnection* connection : closing)
+            connection->closeIfDropping();
+    });
 }
 
 void WebSocketServer::deliverPublished() {
     draining_ = true;
     topics_.drain([](WebSocketConnection* subscriber, const std::vector<std::string_view>& records) {
-        if (subscriber->isClosed() || subscriber->closedForApplication()) return;
+        if (subscriber->closedForApplication()) return;
         // All of a subscriber's messages of the batch leave in one write.
         subscriber->cork();
         for (std::string_view record : records) {

@@ -56,6 +56,9 @@ public:
     // See the class comment. sender: a socket that publishes (it does not get the message), or null.
     bool publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
                  const WebSocketConnection* sender);
+    // Closes connection once the loop's current batch is over (a connection closeOnBackpressureLimit set dropping);
+    // it stays allocated until then, since the loop frees sockets only after its flushes.
+    void closeAfterBatch(WebSocketConnection& connection);
     // Delivers what was published so far, now. Cheap when nothing waits.
     void drainTopics() {
         if (topics_.hasWaiting() && !draining_) deliverPublished();
@@ -95,6 +98,7 @@ private:
         const WebSocketConnection* sender;
     };
     std::vector<QueuedPublish> queued_;
+    std::vector<WebSocketConnection*> closeAfterBatch_;
 };
 
 }  // namespace loopwire

@@ -4,6 +4,9 @@
 #include "WebSocketFixture.h"
 #include "loop/Loop.h"
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <atomic>
 #include <string>
 #include <vector>
@@ -140,7 +143,9 @@ TEST_P(WebSocketFlow, SendReportsBackpressureDropsOverTheLimitAndDrains) {
     EXPECT_TRUE(log_.waitFor("drain:"));
 }
 
-TEST_P(WebSocketFlow, CloseOnBackpressureLimitClosesWhenAMessageIsDropped) {
+// Issue 18: as in uWebSockets, the connection the limit closes stays open for the rest of the handler (every
+// further send is dropped and reported, none throws in the addon), and closes once the batch is over.
+TEST_P(WebSocketFlow, CloseOnBackpressureLimitDropsTheRestAndClosesAfterTheHandler) {
     serveWs([this](Behavior& behavior, App&) {
         behavior.maxBackpressure = 64 * 1024;
         behavior.closeOnBackpressureLimit = true;
@@ -149,17 +154,65 @@ TEST_P(WebSocketFlow, CloseOnBackpressureLimitClosesWhenAMessageIsDropped) {
             int sent = 0;
             while (sent < 100000 && ws->send(chunk, OpCode::Binary) != SendStatus::Dropped)
                 ++sent;
-            log->add(std::string("flooded:") + (ws->isClosed() ? "closed" : "open"));
+            int later = static_cast<int>(ws->send("more", OpCode::Text));
+            log->add(std::string("flooded:") + (ws->isClosed() ? "closed" : "open") + ":" + std::to_string(later));
         };
     });
     auto client = connect();
     client->raw().setReceiveBuffer(65536);
     client->sendText("flood");
     ASSERT_TRUE(log_.waitFor("flooded:", 1, 10s));
-    EXPECT_EQ(log_.count("flooded:closed"), 1u) << joined(log_.events());
-    EXPECT_EQ(log_.count("dropped:"), 1u);
-    EXPECT_EQ(log_.count("close:1006:"), 1u) << joined(log_.events());
+    EXPECT_EQ(log_.count("flooded:open:2"), 1u) << joined(log_.events());
+    EXPECT_TRUE(log_.waitFor("close:1006:", 1, 10s)) << joined(log_.events());
+    EXPECT_EQ(log_.count("dropped:16384"), 1u) << joined(log_.events());
+    EXPECT_EQ(log_.count("dropped:4"), 1u) << joined(log_.events());
+    EXPECT_LT(log_.indexOf("flooded:"), log_.indexOf("close:1006:"));
     EXPECT_TRUE(client->waitForClose(10s));
+}
+
+// Issue 18: pongs count against the backlog. A peer that sends pings and never reads is read no further once what
+// waits for it passes maxBackpressure, so the server keeps at most that plus one read for it, and every other
+// connection is served meanwhile.
+TEST_P(WebSocketFlow, APeerThatFloodsPingsAndNeverReadsIsHeldToTheBacklogLimit) {
+    constexpr std::size_t kLimit = 64 * 1024;
+    std::atomic<AnyWebSocket*> flooder{nullptr};
+    serveWs([this, &flooder](Behavior& behavior, App&) {
+        behavior.maxBackpressure = kLimit;
+        behavior.open = [log = &log_, &flooder](Socket* ws) {
+            AnyWebSocket* none = nullptr;
+            flooder.compare_exchange_strong(none, ws);
+            log->add("open:" + std::to_string(ws->getUserData()->id));
+        };
+        behavior.ping = {};
+    });
+    auto client = connect();
+    client->raw().setReceiveBuffer(4096);
+    timeval sendTimeout{0, 100 * 1000};
+    setsockopt(client->raw().fd(), SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, sizeof sendTimeout);
+    std::string pings;
+    while (pings.size() < 64 * 1024)
+        pings += clientFrame(op::kPing, std::string(125, 'p'));
+    const auto started = Clock::now();
+    auto nextCheck = started + 1s;
+    int othersServed = 0;
+    while (Clock::now() < started + 3s) {
+        client->send(pings);
+        if (Clock::now() >= nextCheck) {
+            // Another client, meanwhile: it opens and gets its echo at once.
+            nextCheck += 1s;
+            const auto checked = Clock::now();
+            auto other = connect();
+            other->sendText("still here");
+            auto echo = other->readFrame(2s);
+            if (echo && echo->payload == "still here" && Clock::now() - checked < 2s) ++othersServed;
+        }
+    }
+    EXPECT_GE(othersServed, 2);
+    std::size_t buffered = 0;
+    server().runOnLoop([&](App&) { buffered = flooder.load()->getBufferedAmount(); });
+    // The limit, one read's worth of pongs (a read is at most the loop's receive buffer), and TLS records' framing.
+    EXPECT_LE(buffered, kLimit + Loop::kReceiveBufferBytes + 64 * 1024);
+    EXPECT_GT(buffered, kLimit);
 }
 
 // ---- pub/sub ----
@@ -248,8 +301,11 @@ TEST_P(WebSocketFlow, ABatchOfPublishesLeavesInOneWritePerSubscriber) {
 }
 
 TEST_P(WebSocketFlow, PublishedMessagesKeepTheirOrderAndPrecedeALaterDirectSend) {
-    serveWs([](Behavior& behavior, App& app) {
-        behavior.open = [](Socket* ws) { ws->subscribe("news"); };
+    serveWs([this](Behavior& behavior, App& app) {
+        behavior.open = [log = &log_](Socket* ws) {
+            ws->subscribe("news");
+            log->add("open:" + std::to_string(ws->getUserData()->id));
+        };
         behavior.message = [app = &app](Socket* ws, std::string_view message, OpCode) {
             if (message == "burst") {
                 for (int i = 0; i < 20; ++i)
@@ -286,6 +342,39 @@ TEST_P(WebSocketFlow, PublishedMessagesKeepTheirOrderAndPrecedeALaterDirectSend)
 // ---- permessage-deflate ----
 
 constexpr std::string_view kDeflateOffer = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n";
+
+// Issue 18: a message published to a socket between its sendFirstFragment and its sendLastFragment (here in a later
+// loop turn) waits and follows the fragmented message instead of landing inside it.
+TEST_P(WebSocketFlow, APublishDuringAFragmentedMessageFollowsItsLastFragment) {
+    serveWs([this](Behavior& behavior, App& app) {
+        behavior.open = [log = &log_](Socket* ws) {
+            ws->subscribe("news");
+            log->add("open:" + std::to_string(ws->getUserData()->id));
+        };
+        behavior.message = [app = &app](Socket* ws, std::string_view message, OpCode) {
+            if (message == "start") {
+                ws->sendFirstFragment("frag-1 ", OpCode::Text);
+                app->publish("news", "published", OpCode::Text);
+                app->defer([ws] { ws->sendLastFragment("frag-2"); });
+            }
+        };
+    });
+    auto client = connect();
+    client->sendText("start");
+    auto first = client->readFrame();
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->payload, "frag-1 ");
+    EXPECT_FALSE(first->fin);
+    auto last = client->readFrame();
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->opcode, op::kContinuation);
+    EXPECT_EQ(last->payload, "frag-2");
+    EXPECT_TRUE(last->fin);
+    auto published = client->readFrame();
+    ASSERT_TRUE(published);
+    EXPECT_EQ(published->opcode, op::kText);
+    EXPECT_EQ(published->payload, "published");
+}
 
 TEST_P(WebSocketFlow, NegotiatesDeflateAndInflatesAndCompresses) {
     serveWs([this](Behavior& behavior, App&) {

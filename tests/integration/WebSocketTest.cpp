@@ -389,6 +389,42 @@ TEST_P(WebSockets, UpgradesLaterAndDeliversTheFramesThatCameWithTheRequest) {
     EXPECT_EQ(destroyed.load(), 1);
 }
 
+// Issue 18: a 101 status and header fields written before the upgrade go out with the 101 answer (engine.io and
+// crossws do this); anything else written first leaves the response unable to switch.
+TEST_P(WebSockets, UpgradesAfterA101StatusAndHeaderFieldsAndRefusesAfterOtherOutput) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.upgrade = [](HttpResponse* res, HttpRequest* req, WebSocketContext* context) {
+            if (req->getQuery() != "late") {
+                res->writeStatus("101 Switching Protocols")->writeHeader("Set-Cookie", "io=abc");
+                EXPECT_TRUE(res->canUpgrade());
+                res->upgrade(PerSocket{3, nullptr}, req->getHeader("sec-websocket-key"), "", "", context);
+                return;
+            }
+            res->writeHeader("X-Early", "yes");
+            EXPECT_FALSE(res->canUpgrade());
+            res->upgrade(PerSocket{4, nullptr}, req->getHeader("sec-websocket-key"), "", "", context);
+            res->end("still a response");
+        };
+    });
+    WsTestClient client(port());
+    auto response = client.handshake("/ws");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 101);
+    EXPECT_EQ(response->header("set-cookie"), "io=abc");
+    EXPECT_EQ(response->header("sec-websocket-accept"), kSampleAccept);
+    EXPECT_TRUE(log_.waitFor("open:3"));
+    client.sendText("hi");
+    auto echo = client.readFrame();
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(echo->payload, "hi");
+    WsTestClient refused(port());
+    auto answer = refused.handshake("/ws?late");
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200);
+    EXPECT_EQ(answer->header("x-early"), "yes");
+    EXPECT_EQ(log_.count("open:4"), 0u);
+}
+
 TEST_P(WebSockets, AnswersAPingWithItsPayloadAndCallsThePingHandler) {
     serveWs();
     auto client = connect();
@@ -582,6 +618,70 @@ TEST_P(WebSockets, EndSendsACloseFrameAndRunsTheCloseHandlerAtOnce) {
     EXPECT_EQ(log_.count("send-after-end:2"), 1u) << joined(events);  // SendStatus::Dropped
     server().runOnLoop([](App&) {});
     EXPECT_EQ(log_.count("close:"), 1u) << joined(log_.events());
+}
+
+// Issue 18: a code RFC 6455 keeps off the wire never reaches it; the peer gets a close frame without a code (1005)
+// and the close handler the code as given.
+TEST_P(WebSockets, EndWithACodeThatMayNotTravelSendsACloseFrameWithoutCode) {
+    serveWs([](Behavior& behavior, App&) {
+        behavior.message = [](Socket* ws, std::string_view message, OpCode) {
+            ws->end(std::stoi(std::string(message)), "reason");
+        };
+    });
+    for (int code : {1006, 999, 1004, 1005, 1015, 2000, 5000}) {
+        auto client = connect();
+        client->sendText(std::to_string(code));
+        auto close = client->readFrame();
+        ASSERT_TRUE(close) << code;
+        EXPECT_EQ(close->opcode, op::kClose) << code;
+        EXPECT_TRUE(close->payload.empty()) << code;
+        EXPECT_TRUE(log_.waitFor("close:" + std::to_string(code) + ":reason")) << code;
+    }
+    for (int code : {1000, 1012, 4999}) {
+        auto client = connect();
+        client->sendText(std::to_string(code));
+        auto close = client->readFrame();
+        ASSERT_TRUE(close) << code;
+        EXPECT_EQ(close->closeCode(), code);
+    }
+}
+
+// Issue 18: fragments out of order are refused and never put an invalid frame sequence on the wire.
+TEST_P(WebSockets, FragmentsOutOfOrderAreRefused) {
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.message = [log = &log_](Socket* ws, std::string_view, OpCode) {
+            std::string results;
+            for (SendStatus status : {ws->sendFragment("lone middle"), ws->sendLastFragment("lone last"),
+                                      ws->sendFirstFragment("one", OpCode::Text), ws->send("inside"),
+                                      ws->sendFirstFragment("again"), ws->sendFragment(" two"),
+                                      ws->sendLastFragment(" three"), ws->send("after")}) {
+                results += std::to_string(static_cast<int>(status));
+            }
+            log->add("results:" + results + ":" + (ws->isSendingFragments() ? "sending" : "done"));
+        };
+    });
+    auto client = connect();
+    client->sendText("go");
+    ASSERT_TRUE(log_.waitFor("results:"));
+    EXPECT_EQ(log_.count("results:22122111:done"), 1u) << joined(log_.events());
+    auto first = client->readFrame();
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->opcode, op::kText);
+    EXPECT_FALSE(first->fin);
+    EXPECT_EQ(first->payload, "one");
+    auto second = client->readFrame();
+    ASSERT_TRUE(second);
+    EXPECT_EQ(second->opcode, op::kContinuation);
+    EXPECT_EQ(second->payload, " two");
+    auto third = client->readFrame();
+    ASSERT_TRUE(third);
+    EXPECT_EQ(third->opcode, op::kContinuation);
+    EXPECT_TRUE(third->fin);
+    auto after = client->readFrame();
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->opcode, op::kBinary);
+    EXPECT_TRUE(after->fin);
+    EXPECT_EQ(after->payload, "after");
 }
 
 TEST_P(WebSockets, CloseClosesAtOnceAndTheHandlerGets1006) {

@@ -28,20 +28,60 @@ test('the handlers of one read run first, then the microtasks and nextTicks they
                             'microtask /a', 'microtask /b', 'microtask /c']);
 });
 
-test('inside a batch, req is unusable once its handler returned, and after an await', async (t) => {
+test('inside a batch, the code after an already-resolved await still belongs to the handler (issue 18)', async (t) => {
   const kept = [];
   const afterAwait = [];
+  const afterRealWait = [];
   const { port } = listen(t, (app) => app.get('/*', async (res, req) => {
     kept.push(req);
     res.onAborted(() => {});
-    const url = req.getUrl();
     await null;
-    try { req.getUrl(); afterAwait.push('usable'); } catch (error) { afterAwait.push(error.constructor.name); }
+    // The microtasks of a handler that left its response open run before its scope ends, as in uWebSockets.js.
+    const url = req.getUrl();
+    afterAwait.push(url);
+    await new Promise((resolve) => setImmediate(resolve));
+    try { req.getUrl(); afterRealWait.push('usable'); } catch (error) { afterRealWait.push(error.constructor.name); }
+    res.end(url);
+  }));
+  const answer = await raw(port, PIPELINED, { until: (text) => text.endsWith('/c') });
+  assert.deepEqual(answer.match(/\r\n\r\n\/[abc]/g), ['\r\n\r\n/a', '\r\n\r\n/b', '\r\n\r\n/c']);
+  assert.deepEqual(afterAwait, ['/a', '/b', '/c']);
+  assert.deepEqual(afterRealWait, ['Error', 'Error', 'Error']);
+  for (const req of kept) assert.throws(() => req.getHeader('host'), /can only be used while its route handler runs/);
+});
+
+test('a handler that answers at once keeps its microtasks for the end of the batch', async (t) => {
+  const events = [];
+  const { port } = listen(t, (app) => app.get('/*', (res, req) => {
+    const url = req.getUrl();
+    events.push(`handler ${url}`);
+    Promise.resolve().then(() => {
+      try { req.getUrl(); events.push('usable'); } catch { events.push(`microtask ${url}`); }
+    });
     res.end(url);
   }));
   await raw(port, PIPELINED, { until: (text) => text.endsWith('/c') });
-  assert.deepEqual(afterAwait, ['Error', 'Error', 'Error']);
-  for (const req of kept) assert.throws(() => req.getHeader('host'), /can only be used while its route handler runs/);
+  assert.deepEqual(events, ['handler /a', 'handler /b', 'handler /c', 'microtask /a', 'microtask /b', 'microtask /c']);
+});
+
+test('the requests that wait behind a response completed later start a batch of their own', async (t) => {
+  // /a is answered from a timer; /b and /c came with it and then run outside the timer's code, so the code after
+  // their already-resolved awaits is theirs too (req readable, no 500 without onAborted).
+  const seen = [];
+  const { port } = listen(t, (app) => app.get('/*', async (res, req) => {
+    const url = req.getUrl();
+    if (url === '/a') {
+      res.onAborted(() => {});
+      setTimeout(() => res.end(url), 20);
+      return;
+    }
+    await null;
+    seen.push(req.getUrl());
+    res.end(url);
+  }));
+  const answer = await raw(port, PIPELINED, { until: (text) => text.endsWith('/c') });
+  assert.deepEqual(answer.match(/HTTP\/1\.1 \d+/g), ['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+  assert.deepEqual(seen, ['/b', '/c']);
 });
 
 test('responses ended from a nextTick of the batch go out in order, and the next requests follow', async (t) => {

@@ -67,21 +67,43 @@ test('res stays usable after a tryEnd that did not finish, and throws after one 
   assert.deepEqual(log, [[true, false], 6, [true, true]]);
 });
 
-test('req throws once its handler returned, and after an await', async (t) => {
+test('req is readable after an already-resolved await, and throws once the handler scope is over', async (t) => {
   const errors = [];
+  const read = [];
   let kept;
   const { port } = listen(t, (app) => app.get('/', async (res, req) => {
     kept = req;
     res.onAborted(() => {});
     assert.equal(req.getUrl(), '/');
     await null;
+    read.push(req.getUrl(), req.getHeader('host'));
+    await new Promise((resolve) => setTimeout(resolve, 1));
     try { req.getUrl(); } catch (error) { errors.push(error.message); }
     res.end('ok');
   }));
   await raw(port, GET);
+  assert.deepEqual(read, ['/', 'x']);
   assert.equal(errors.length, 1);
   assert.match(errors[0], /only be used while its route handler runs/);
   assert.throws(() => kept.getHeader('host'), /only be used while its route handler runs/);
+});
+
+test('a response completed after an already-resolved await needs no onAborted (issue 18)', async (t) => {
+  const { port } = listen(t, (app) => {
+    app.get('/await', async (res, req) => {
+      await null;
+      await Promise.resolve();
+      res.writeHeader('x-url', req.getUrl()).end('after await');
+    });
+    app.get('/tick', (res) => { process.nextTick(() => res.end('after nextTick')); });
+  });
+  const answer = await raw(port, 'GET /await HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(answer, /\r\nx-url: \/await\r\n/);
+  assert.ok(answer.endsWith('after await'));
+  const tick = await raw(port, 'GET /tick HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.match(tick, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.ok(tick.endsWith('after nextTick'));
 });
 
 test('only the last onAborted callback runs, exactly once', async (t) => {

@@ -113,7 +113,7 @@ public:
     // (WebSocket<UserData>::getUserData); UserData must be the route's. Call it from the upgrade handler, or later
     // after having set onAborted (the strings must then be copies: the request is gone). The open handler runs
     // before it returns; this response is then finished and must not be used again. A response that can no longer
-    // switch (already written, aborted), or an invalid key, gets nothing (a 400 for the key).
+    // switch (see canUpgrade) gets nothing; an invalid key gets a 400.
     template <typename UserData>
     void upgrade(UserData&& userData, std::string_view key, std::string_view protocol, std::string_view extensions,
                  WebSocketContext* context) {
@@ -123,6 +123,10 @@ public:
             [](void* storage, void* source) { new (storage) Stored(std::move(*static_cast<Stored*>(source))); },
             const_cast<Stored*>(&userData));
     }
+    // Whether upgrade() can still switch this response: it is neither complete nor aborted, no request body is
+    // being read, and nothing has been written but writeStatus("101 Switching Protocols") and header fields
+    // (which the 101 answer then carries).
+    bool canUpgrade() const noexcept;
     // The same without a type, for bindings: construct(storage, argument) places the user data. Returns the
     // socket (open already ran; null when it was closed meanwhile or the upgrade was refused).
     AnyWebSocket* upgradeWith(std::string_view key, std::string_view protocol, std::string_view extensions,

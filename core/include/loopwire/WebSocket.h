@@ -57,15 +57,22 @@ public:
     // and the behaviour has a compressor; otherwise it is sent as it is.
     SendStatus send(std::string_view message, OpCode opCode = OpCode::Binary, bool compress = false);
     // A message in fragments: the first frame carries the opcode, the last one FIN. Fragments are never
-    // compressed, and nothing else (but control frames) may be sent between the first and the last.
+    // compressed, and nothing else (but control frames) may be sent between the first and the last: send() then,
+    // a second sendFirstFragment(), or a sendFragment()/sendLastFragment() without a first one are refused
+    // (SendStatus::Dropped, nothing written), since the peer would have to fail the connection. Messages published
+    // to the socket meanwhile wait, and follow the last fragment.
     SendStatus sendFirstFragment(std::string_view fragment, OpCode opCode = OpCode::Binary, bool compress = false);
     SendStatus sendFragment(std::string_view fragment, bool compress = false);
     SendStatus sendLastFragment(std::string_view fragment, bool compress = false);
+    // True between sendFirstFragment() and sendLastFragment().
+    bool isSendingFragments() const noexcept;
     // A ping (at most 125 bytes; longer is cut).
     SendStatus ping(std::string_view message = {});
 
     // Sends a close frame with code (0: none) and reason (cut to 123 bytes on a character boundary), runs the close
-    // handler with them, and closes the connection once the peer answered (or after a short timeout).
+    // handler with them, and closes the connection once the peer answered (or after a short timeout). A code no
+    // endpoint may put on the wire (1005, 1006, 1015, and anything outside 1000-1003, 1007-1014 and 3000-4999) is
+    // left out of the frame, which the peer then reads as 1005; the close handler still gets the code as given.
     void end(int code = 0, std::string_view reason = {});
     // Closes the connection at once, without a close frame; the close handler gets 1006.
     void close();

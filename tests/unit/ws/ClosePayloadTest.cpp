@@ -42,6 +42,16 @@ TEST(ClosePayload, TheCodesAPeerMaySend) {
     }
 }
 
+TEST(ClosePayload, TheCodesLoopwireWritesAreTheSendableOnesAndTheIanaRegisteredOnes) {
+    for (int code : {1000, 1003, 1007, 1011, 1012, 1013, 1014, 3000, 4999}) {
+        EXPECT_TRUE(ClosePayload::isWritableCode(static_cast<std::uint16_t>(code))) << code;
+    }
+    // Issue 18: codes RFC 6455 keeps off the wire never go out (end() sends a close frame without a code instead).
+    for (int code : {0, 999, 1004, 1005, 1006, 1015, 1016, 2000, 2999, 5000, 65535}) {
+        EXPECT_FALSE(ClosePayload::isWritableCode(static_cast<std::uint16_t>(code))) << code;
+    }
+}
+
 TEST(ClosePayload, AOneBytePayloadIsAProtocolErrorAndABadReasonInvalidData) {
     EXPECT_EQ(ClosePayload::read("\x03").failCode, kCloseProtocolError);
     EXPECT_EQ(ClosePayload::read(payload(1000, "\xed\xa0\x80")).failCode, kCloseInvalidPayload);
