@@ -365,7 +365,11 @@ bool HttpConnection::writeStatusLine(std::string_view status) {
         refusedWrite_ = true;
         return false;
     }
-    if (!responsePending_ || statusWritten_ || headersEnded_ || isClosed()) return true;
+    if (!responsePending_ || isClosed()) return true;
+    if (statusWritten_ || headersEnded_) [[unlikely]] {
+        server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateStatus);
+        return true;
+    }
     noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
     switchingStatus_ = status.substr(0, 3) == "101";
     write("HTTP/1.1 ");
@@ -381,7 +385,11 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         refusedWrite_ = true;
         return false;
     }
-    if (!responsePending_ || headersEnded_ || isClosed()) return true;
+    if (!responsePending_ || isClosed()) return true;
+    if (headersEnded_) [[unlikely]] {
+        server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateHeader);
+        return true;
+    }
     ensureStatus();
     if (equalsLowerCase(key, "content-length")) {
         // Held back: the call that ends the head knows the body, and writes one Content-Length (see

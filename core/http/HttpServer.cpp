@@ -181,6 +181,17 @@ void HttpServer::resumeAfterProcessing(HttpConnection& connection) noexcept {
     if (!processing_) loop_.requestFlush(*this);
 }
 
+void HttpServer::reportIgnoredWrite(IgnoredWrite kind) noexcept {
+    const auto bit = static_cast<std::uint8_t>(kind);
+    if ((ignoredWritesReported_ & bit) != 0) return;
+    ignoredWritesReported_ |= bit;
+    std::fprintf(stderr, "loopwire: warning: %s (this warning is printed once)\n",
+                 kind == IgnoredWrite::LateStatus
+                     ? "writeStatus after the status line was written (a second writeStatus, or one after writeHeader, "
+                       "which writes 200 OK first) was ignored: call writeStatus first"
+                     : "writeHeader after the body began (write, tryEnd or end) was ignored");
+}
+
 void HttpServer::reportUnansweredRequest() noexcept {
     if (unansweredRequests_++ == 0) {
         std::fprintf(stderr,

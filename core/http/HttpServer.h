@@ -105,6 +105,13 @@ public:
 
     // Counts handlers that returned without responding and without onAborted; warns on the first.
     void reportUnansweredRequest() noexcept;
+
+    // A response call that comes too late to write anything, a mistake that changes what the client gets (a 404
+    // that goes out as 200): writeStatus after the status line (a second writeStatus, or one after writeHeader,
+    // which writes 200 OK first), writeHeader after the body began. Ignored, as uWebSockets ignores them; each kind
+    // warns once per server.
+    enum class IgnoredWrite : std::uint8_t { LateStatus = 1, LateHeader = 2 };
+    void reportIgnoredWrite(IgnoredWrite kind) noexcept;
     std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
 
 private:
@@ -135,6 +142,7 @@ private:
     ServerThreads threads_{*this};
     std::unique_ptr<char[]> queryScratch_;
     std::size_t unansweredRequests_ = 0;
+    std::uint8_t ignoredWritesReported_ = 0;  // IgnoredWrite bits
     std::uint32_t dispatchDepth_ = 0;
     bool processing_ = false;
     HttpConnection* resumeQueue_ = nullptr;

@@ -6,7 +6,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { execFile } = require('node:child_process');
+const path = require('node:path');
 const { listen, raw, waitFor } = require('./helpers/server.js');
+const { runNode } = require('./helpers/child.js');
 
 function headOf(answer) {
   return answer.slice(0, answer.indexOf('\r\n\r\n'));
@@ -304,4 +306,16 @@ test('curl gets the answer too', async (t) => {
   });
   assert.match(output, /x-client: curl/);
   assert.ok(output.endsWith('curled'));
+});
+
+test('writeStatus after the status line and writeHeader after the body are ignored, with one warning each', async () => {
+  const result = await runNode([path.join(__dirname, 'fixtures', 'late-writes.js')]);
+  assert.equal(result.code, 0, result.stderr);
+  // Ignored as in uWebSockets.js, so the 404 goes out as what was written first.
+  assert.deepEqual(result.stdout.trim().split('\n'), ['HTTP/1.1 200 OK', 'HTTP/1.1 201 Created', 'HTTP/1.1 200 OK',
+                                                       'HTTP/1.1 201 Created']);
+  const warnings = result.stderr.split('\n').filter((line) => line.startsWith('loopwire: warning:'));
+  assert.equal(warnings.length, 2, result.stderr);
+  assert.match(warnings[0], /writeStatus after the status line was written/);
+  assert.match(warnings[1], /writeHeader after the body began/);
 });

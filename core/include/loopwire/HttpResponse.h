@@ -58,7 +58,8 @@ public:
     // be called again at the next writable event.
     using WritableHandler = InlineFunction<bool(std::uint64_t offset), kCallbackCapacity>;
 
-    // "200 OK", "404 Not Found", ... At most once, before any header; later calls are ignored.
+    // "200 OK", "404 Not Found", ... At most once, before any header; later calls are ignored, as is a header after
+    // the body began, and the first of each prints a warning on stderr (they change what the client gets).
     HttpResponse* writeStatus(std::string_view status);
     HttpResponse* writeHeader(std::string_view key, std::string_view value);
     HttpResponse* writeHeader(std::string_view key, std::uint64_t value);
