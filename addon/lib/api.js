@@ -18,6 +18,8 @@ function createApi(native) {
     ...COMPRESSION,
   };
   if (typeof native._counters === 'function') api._counters = native._counters;
+  // `import uWS from 'loopwire'` compiled by TypeScript without esModuleInterop reads require('loopwire').default.
+  Object.defineProperty(api, 'default', { value: api });
   return api;
 }
 

@@ -22,3 +22,9 @@ test('tests/js/types/example.ts type-checks against addon/lib/index.d.ts', { ski
   });
   assert.equal(result.code, 0, result.output);
 });
+
+test('the CommonJS module is its own default export, as TypeScript without esModuleInterop reads it', () => {
+  const loopwire = require('../../addon/lib/index.js');
+  assert.equal(loopwire.default, loopwire);
+  assert.ok(!Object.keys(loopwire).includes('default'), 'default is not enumerable');
+});

@@ -20,6 +20,8 @@ import {
   us_listen_socket_close,
   us_socket_local_port,
 } from 'loopwire';
+// Issue 18: the default import, as uWebSockets.js users write it, with no esModuleInterop in tsconfig.json.
+import uWS from 'loopwire';
 
 const greeting: RecognizedString = new Uint8Array([104, 105]);
 
@@ -128,3 +130,6 @@ const subscribers: number = wsApp.numSubscribers('lobby');
 const published: boolean = wsApp.publish('lobby', 'hello', false, true);
 void subscribers;
 void published;
+
+const viaDefault: uWS.TemplatedApp = uWS.App();
+viaDefault.close();

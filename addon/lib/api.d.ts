@@ -1,0 +1,341 @@
+// The types of loopwire's API, the HTTP and WebSocket API of uWebSockets.js v20; index.d.ts exports them.
+// See docs/node/guide.md, the pages beside it (App.md, HttpResponse.md, HttpRequest.md, WebSocket.md) and
+// docs/differences.md.
+
+/**
+ * Bytes given to the server: a string (sent as UTF-8), an ArrayBuffer, a SharedArrayBuffer, or any
+ * ArrayBufferView (Buffer, every TypedArray, DataView). undefined reads as empty.
+ */
+export type RecognizedString = string | ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+
+/** The token app.listen hands to its callback; pass it to us_listen_socket_close or us_socket_local_port. */
+export interface us_listen_socket {
+    readonly __loopwireListenSocket?: never;
+}
+
+/** The `context` an upgrade handler receives, for res.upgrade. */
+export interface us_socket_context_t {
+    readonly __loopwireSocketContext?: never;
+}
+
+/**
+ * One WebSocket connection, from `open` to `close`. From the moment its close handler runs (also inside it, and
+ * after end() or close()) every method but getUserData throws an Error. The user data given to res.upgrade is
+ * copied onto it: getUserData() returns the WebSocket itself.
+ */
+export type WebSocket<UserData> = UserData & {
+    /** Sends a message (text unless isBinary). Returns 0 (backpressure: wait for drain), 1 (sent) or 2 (dropped). */
+    send(message: RecognizedString, isBinary?: boolean, compress?: boolean): number;
+    /** A message in fragments: first, any number of middle ones, last. Fragments are not compressed. */
+    sendFirstFragment(message: RecognizedString, isBinary?: boolean, compress?: boolean): number;
+    sendFragment(message: RecognizedString, compress?: boolean): number;
+    sendLastFragment(message: RecognizedString, compress?: boolean): number;
+    /** Sends a close frame with code and message; the close handler runs before this returns. */
+    end(code?: number, shortMessage?: RecognizedString): void;
+    /** Closes at once, without a close frame; the close handler runs (code 1006) before this returns. */
+    close(): void;
+    /** Sends a ping (at most 125 bytes). Returns the send status. */
+    ping(message?: RecognizedString): number;
+    subscribe(topic: RecognizedString): boolean;
+    unsubscribe(topic: RecognizedString): boolean;
+    isSubscribed(topic: RecognizedString): boolean;
+    getTopics(): string[];
+    /** Sends to every other subscriber of topic, after the current callbacks. Returns whether there is any. */
+    publish(topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean): boolean;
+    /** Runs cb with the socket corked: what it sends leaves in one write. */
+    cork(cb: () => void): WebSocket<UserData>;
+    getBufferedAmount(): number;
+    getRemoteAddress(): ArrayBuffer;
+    getRemoteAddressAsText(): ArrayBuffer;
+    getRemotePort(): number;
+    getUserData(): UserData;
+};
+
+/** What app.ws(pattern, behavior) does with the WebSockets of a route; every field is optional. */
+export interface WebSocketBehavior<UserData> {
+    /** Compressor and decompressor constants combined with |; DISABLED by default. */
+    compression?: CompressOptions;
+    /** The longest message accepted (after inflation): longer closes with 1009. 16 KiB by default. */
+    maxPayloadLength?: number;
+    /** Seconds without a frame from the peer before closing: 0, or 8 to 960 (120 by default). */
+    idleTimeout?: number;
+    /** Unsent bytes past which messages are dropped (64 KiB by default; 0: no limit). */
+    maxBackpressure?: number;
+    closeOnBackpressureLimit?: boolean;
+    resetIdleTimeoutOnSend?: boolean;
+    sendPingsAutomatically?: boolean;
+    /** Minutes after which the connection is closed (0: never; at most 240). */
+    maxLifetime?: number;
+    /** Answers the upgrade request: res.upgrade(userData, key, protocol, extensions, context), or an HTTP refusal. */
+    upgrade?: (res: HttpResponse, req: HttpRequest, context: us_socket_context_t) => void | Promise<void>;
+    open?: (ws: WebSocket<UserData>) => void | Promise<void>;
+    /** The message is lent: its ArrayBuffer is detached when the handler returns (copy what you keep). */
+    message?: (ws: WebSocket<UserData>, message: ArrayBuffer, isBinary: boolean) => void | Promise<void>;
+    dropped?: (ws: WebSocket<UserData>, message: ArrayBuffer, isBinary: boolean) => void | Promise<void>;
+    drain?: (ws: WebSocket<UserData>) => void;
+    ping?: (ws: WebSocket<UserData>, message: ArrayBuffer) => void;
+    pong?: (ws: WebSocket<UserData>, message: ArrayBuffer) => void;
+    /** Runs once, last; the ws can no longer be used (only read). */
+    close?: (ws: WebSocket<UserData>, code: number, message: ArrayBuffer) => void;
+    subscription?: (ws: WebSocket<UserData>, topic: ArrayBuffer, newCount: number, oldCount: number) => void;
+}
+
+/**
+ * Options of SSLApp() and addServerName(): PEM files as in uWebSockets.js, or PEM in memory (key, cert, ca).
+ * A plain App accepts and ignores them. Material that does not load makes SSLApp() throw an Error naming the
+ * option.
+ */
+export interface AppOptions {
+    key_file_name?: RecognizedString;
+    cert_file_name?: RecognizedString;
+    /** CA certificates: clients are asked for a certificate, and one that does not verify is refused. */
+    ca_file_name?: RecognizedString;
+    passphrase?: RecognizedString;
+    dh_params_file_name?: RecognizedString;
+    ssl_ciphers?: RecognizedString;
+    /** Frees each connection's TLS buffers while it is idle (SSL_MODE_RELEASE_BUFFERS). */
+    ssl_prefer_low_memory_usage?: boolean;
+    /** The private key, PEM, in memory (beyond uWebSockets.js). */
+    key?: RecognizedString;
+    /** The certificate chain, PEM, in memory. */
+    cert?: RecognizedString;
+    /** CA certificates, PEM, in memory. */
+    ca?: RecognizedString;
+}
+
+/** Options bits of app.listen. */
+export const enum ListenOptions {
+    LIBUS_LISTEN_DEFAULT = 0,
+    LIBUS_LISTEN_EXCLUSIVE_PORT = 1,
+}
+
+/**
+ * The response to one request. It can be used until it is complete (end, endWithoutBody, close, a tryEnd that
+ * returned done) or aborted (onAborted ran); after that every method throws an Error. A handler that does not
+ * complete the response before returning must call onAborted. Properties may be added to it freely.
+ */
+export interface HttpResponse {
+    /** Writes the status line ("404 Not Found"); "200 OK" when never called. Call it before any header. */
+    writeStatus(status: RecognizedString): HttpResponse;
+    /** Writes a header. A name that is not a token, or CR, LF or NUL in the value, throws a TypeError. */
+    writeHeader(key: RecognizedString, value: RecognizedString): HttpResponse;
+    /** Sends a chunk of a chunked body. Returns false when bytes wait for the socket (backpressure). */
+    write(chunk: RecognizedString): boolean;
+    /** Completes the response with this body (Content-Length), or the last chunk after write(). */
+    end(body?: RecognizedString, closeConnection?: boolean): HttpResponse;
+    /** Completes the response without a body (HEAD, 304), announcing reportedContentLength when given. */
+    endWithoutBody(reportedContentLength?: number | string, closeConnection?: boolean): HttpResponse;
+    /**
+     * Sends what the socket takes now of a body of totalSize bytes. Returns [ok, done]: ok when all of the chunk
+     * was taken, done when the whole body has gone. When not ok, send the rest from onWritable. Bytes past
+     * totalSize are not sent.
+     */
+    tryEnd(fullBodyOrChunk: RecognizedString, totalSize: number | string): [boolean, boolean];
+    /** Closes the connection at once; onAborted runs if the response was not complete. */
+    close(): HttpResponse;
+    /** Body bytes written so far. */
+    getWriteOffset(): number;
+    /** Called when the socket can take more; return true when done, or when you wrote what you could. */
+    onWritable(handler: (offset: number) => boolean): HttpResponse;
+    /** Called once if the response is aborted before it completes. Only the last handler given runs. */
+    onAborted(handler: () => void): HttpResponse;
+    /** The request body, chunk by chunk. chunk is detached after the call: copy it to keep it. */
+    onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): HttpResponse;
+    /**
+     * The request body, chunk by chunk, with a bound on what remains (0n on the last call). chunk is detached
+     * after the call: copy it to keep it.
+     */
+    onDataV2(handler: (chunk: ArrayBuffer, maxRemainingBodyLength: bigint) => void): HttpResponse;
+    /**
+     * Collects the whole request body and calls handler once with it, or with null when it exceeds maxSize
+     * bytes. A body that arrived in one piece is lent (detached after the call); copy it to keep it.
+     */
+    collectBody(maxSize: number, handler: (fullBody: ArrayBuffer | null) => void): HttpResponse;
+    /** Runs cb with the connection corked: everything written in it leaves in one system call. */
+    cork(cb: () => void): HttpResponse;
+    /**
+     * Switches the connection to a WebSocket of the route whose upgrade handler received `context` (call it there,
+     * or later after onAborted). userData's own properties are copied onto the WebSocket; the open handler runs
+     * before this returns, and res can no longer be used.
+     */
+    upgrade<UserData>(userData: UserData, secWebSocketKey: RecognizedString, secWebSocketProtocol: RecognizedString,
+                      secWebSocketExtensions: RecognizedString, context: us_socket_context_t): void;
+    /** Stops reading the request (body) until resume(). */
+    pause(): HttpResponse;
+    /** Reads the request (body) again. */
+    resume(): HttpResponse;
+    /** The peer's address in binary: 4 bytes (IPv4) or 16 (IPv6). */
+    getRemoteAddress(): ArrayBuffer;
+    /** The peer's address as text. */
+    getRemoteAddressAsText(): ArrayBuffer;
+    /** The peer's port. */
+    getRemotePort(): number;
+    /** The certificate the client sent, PEM (new crypto.X509Certificate(pem)); undefined without one. */
+    getX509Certificate(): string | undefined;
+    /** The address a PROXY protocol header announced: loopwire reads none, so empty. */
+    getProxiedRemoteAddress(): ArrayBuffer;
+    /** The PROXY-announced address as text: empty. */
+    getProxiedRemoteAddressAsText(): ArrayBuffer;
+    /** The PROXY-announced port: 0. */
+    getProxiedRemotePort(): number;
+    /** Arbitrary properties may be attached. */
+    [key: string]: any;
+}
+
+/** The request being handled. Usable only while its handler runs, before any await. */
+export interface HttpRequest {
+    /** The value of the first header with this (lower-case) name, or "". */
+    getHeader(lowerCaseKey: RecognizedString): string;
+    /** A route parameter by position or by name (":name"), or "". */
+    getParameter(index: number | RecognizedString): string;
+    /** The path, without the query string. */
+    getUrl(): string;
+    /** The method in lower case ("get"). */
+    getMethod(): string;
+    /** The method as sent ("GET"). */
+    getCaseSensitiveMethod(): string;
+    /** The raw query string after '?', or undefined when the URL has none. */
+    getQuery(): string | undefined;
+    /** The decoded value of query parameter key ("" when it has no value), or undefined when absent. */
+    getQuery(key: RecognizedString): string | undefined;
+    /** Calls cb for every header, in order. */
+    forEach(cb: (key: string, value: string) => void): void;
+    /** true declines the request: the next matching route gets it. */
+    setYield(yield_: boolean): HttpRequest;
+}
+
+/** A route handler: a function, or a program built by DeclarativeResponse. */
+export type RouteHandler = ((res: HttpResponse, req: HttpRequest) => void | Promise<void>) | ArrayBuffer;
+
+/** An HTTP server on Node's event loop. */
+export interface TemplatedApp {
+    /** Listens on host:port; cb runs before listen returns, with a listen socket or false. */
+    listen(host: RecognizedString, port: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    listen(host: RecognizedString, port: number, options: ListenOptions | number,
+           cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    /** Listens on every address; port 0 picks a free port (us_socket_local_port tells which). */
+    listen(port: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    listen(port: number, options: ListenOptions | number,
+           cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
+    /** Listens on a Unix socket at path. */
+    listen_unix(cb: (listenSocket: us_listen_socket | false) => void | Promise<void>, path: RecognizedString): TemplatedApp;
+    /** Routes. A handler of null removes the route. */
+    get(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    post(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    put(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    del(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    patch(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    options(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    head(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    connect(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    trace(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    /** Every method. */
+    any(pattern: RecognizedString, handler: RouteHandler | null): TemplatedApp;
+    /** A WebSocket route (GET requests that ask for a WebSocket; others go to the next route). */
+    ws<UserData>(pattern: RecognizedString, behavior: WebSocketBehavior<UserData>): TemplatedApp;
+    /** Sends to every subscriber of topic, after the current callbacks. Returns whether it has any. */
+    publish(topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean): boolean;
+    /** The number of WebSockets subscribed to topic. */
+    numSubscribers(topic: RecognizedString): number;
+    /** Stops listening and closes every connection (pending responses are aborted). */
+    close(): TemplatedApp;
+    /**
+     * Server names (SNI) of an SSLApp: a host name, or "*." and a domain (one label deep), with its own key and
+     * certificate. missingServerName's callback runs during a handshake for a name nothing covers and may add it
+     * for that handshake. domain(serverName) makes the routes added after it that name's own (domain('') goes
+     * back to the App's). A plain App accepts these and changes nothing.
+     */
+    addServerName(hostnamePattern: RecognizedString, options?: AppOptions): TemplatedApp;
+    removeServerName(hostnamePattern: RecognizedString): TemplatedApp;
+    missingServerName(cb: (hostname: string) => void): TemplatedApp;
+    domain(serverName: RecognizedString): TemplatedApp;
+    /**
+     * This App's descriptor, for addChildAppDescriptor on an App of another thread (send it with postMessage).
+     * From then on the App serves the connections acceptors hand it, and keeps its thread alive until close().
+     */
+    getDescriptor(): AppDescriptor;
+    /**
+     * Deals the connections this App's listeners accept to its children in turn: each is served by the child's
+     * App, on the child's thread. A number getDescriptor() never returned throws a RangeError; a child that has
+     * ended is skipped.
+     */
+    addChildAppDescriptor(descriptor: AppDescriptor): TemplatedApp;
+    /** Stops dealing connections to that child. */
+    removeChildAppDescriptor(descriptor: AppDescriptor): TemplatedApp;
+    /**
+     * Serves fd, a connected stream socket accepted elsewhere, as if this App had accepted it; the App owns fd
+     * from then on. ip is accepted for compatibility: the peer's address is read from the socket.
+     */
+    adoptSocket(fd: number, ip?: RecognizedString): TemplatedApp;
+}
+
+/**
+ * What app.getDescriptor() returns: a number naming an App of this process, which crosses threads by
+ * postMessage.
+ */
+export type AppDescriptor = number;
+
+/** Creates an App. */
+export function App(options?: AppOptions): TemplatedApp;
+
+/** Creates an App that speaks HTTPS and WSS (TLS 1.2 and 1.3, with Node's own OpenSSL). */
+export function SSLApp(options: AppOptions): TemplatedApp;
+
+/** Stops listening on a listen socket; connections already accepted stay open. */
+export function us_listen_socket_close(listenSocket: us_listen_socket): void;
+
+/** The port a listen socket listens on, or -1 once it is closed. */
+export function us_socket_local_port(listenSocket: us_listen_socket): number;
+
+/** The options bit that refuses to share the port (no SO_REUSEPORT). */
+export const LIBUS_LISTEN_EXCLUSIVE_PORT: number;
+
+/**
+ * Compression options of a WebSocket behaviour, with uWebSockets.js v20's values: a compressor (low byte) and a
+ * decompressor (bits 8-11) combined with |.
+ */
+export type CompressOptions = number;
+export const DISABLED: CompressOptions;
+export const SHARED_COMPRESSOR: CompressOptions;
+export const SHARED_DECOMPRESSOR: CompressOptions;
+export const DEDICATED_COMPRESSOR_3KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_4KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_8KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_16KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_32KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_64KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_128KB: CompressOptions;
+export const DEDICATED_COMPRESSOR_256KB: CompressOptions;
+export const DEDICATED_COMPRESSOR: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_512B: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_1KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_2KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_4KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_8KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_16KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR_32KB: CompressOptions;
+export const DEDICATED_DECOMPRESSOR: CompressOptions;
+
+/** One part of a multipart body. */
+export interface MultipartField {
+    data: ArrayBuffer;
+    name: string;
+    type?: string;
+    filename?: string;
+}
+
+/** The parts of a multipart body, or undefined when contentType is not multipart. */
+export function getParts(body: RecognizedString, contentType: RecognizedString): MultipartField[] | undefined;
+
+/** A response answered natively for every request; end() returns the program to give to a route. */
+export class DeclarativeResponse {
+    writeStatus(status: RecognizedString): DeclarativeResponse;
+    writeHeader(key: RecognizedString, value: RecognizedString): DeclarativeResponse;
+    writeBody(): DeclarativeResponse;
+    writeQueryValue(key: RecognizedString): DeclarativeResponse;
+    writeHeaderValue(key: RecognizedString): DeclarativeResponse;
+    writeParameterValue(key: RecognizedString): DeclarativeResponse;
+    write(value: RecognizedString): DeclarativeResponse;
+    end(value?: RecognizedString): ArrayBuffer;
+}
+
