@@ -38,6 +38,23 @@ void setExport(v8::Local<v8::Context> context, v8::Local<v8::Object> exports, co
     exports->Set(context, key, value).Check();
 }
 
+// process._tickCallback: the function Node itself runs when one of its callbacks returns, which runs the
+// process.nextTick queue and the microtasks (in that order) when any is queued. Empty when this Node has none.
+Handle<v8::Function> findTickRunner(v8::Local<v8::Context> context) {
+    v8::Isolate* isolate = compat::isolateOf(context);
+    v8::Local<v8::Value> process;
+    v8::Local<v8::Value> runner;
+    if (!context->Global()->Get(context, v8::String::NewFromUtf8Literal(isolate, "process")).ToLocal(&process) ||
+        !process->IsObject() ||
+        !process.As<v8::Object>()
+             ->Get(context, v8::String::NewFromUtf8Literal(isolate, "_tickCallback"))
+             .ToLocal(&runner) ||
+        !runner->IsFunction()) {
+        return {};
+    }
+    return Handle<v8::Function>(isolate, runner.As<v8::Function>());
+}
+
 }  // namespace
 
 AddonState::AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context)
@@ -76,6 +93,7 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
     requestBoilerplate_ =
         Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
     receiver_ = Handle<v8::Object>(isolate_, context->Global());
+    tickRunner_ = findTickRunner(context);
     webSocketBoilerplate_ = Handle<v8::Object>(
         isolate_, WebSocketWrap::createBoilerplate(context, WebSocketWrap::createClass(isolate_, data)));
     upgradeContextClass_ =
@@ -134,12 +152,23 @@ public:
         if (!scope_ && !closing_) scope_.emplace(state_.isolate_, resource_, state_.asyncContext_);
     }
 
-    // Closes the callback scope now, running what the batch's calls queued; the next enter() opens a new one. No
-    // TryCatch of a call is open (no call is running), so the scope's own TryCatch is the innermost, as V8 needs.
-    void leave() {
+    // Runs what the batch's calls queued so far (process.nextTick callbacks, then microtasks), as closing the
+    // callback scope would, but leaves the scope open: through Node's own queue runner (process._tickCallback)
+    // when there is one, which costs one call when nothing is queued; else by closing the scope (the next enter()
+    // opens a new one). No TryCatch of a call is open then (no call is running), so the scope's own TryCatch is
+    // the innermost, as V8 needs.
+    void runQueued() {
         if (!scope_ || closing_) return;
         closing_ = true;
-        scope_.reset();
+        if (!state_.tickRunner_.empty()) {
+            v8::TryCatch tryCatch(state_.isolate_);
+            tryCatch.SetVerbose(true);
+            // An exception from a queued callback has gone to process 'uncaughtException' (verbose); nothing to do.
+            v8::MaybeLocal<v8::Value> ignored = state_.tickRunner_.get(state_.isolate_)->Call(context_, resource_, 0, nullptr);
+            static_cast<void>(ignored);
+        } else {
+            scope_.reset();
+        }
         closing_ = false;
     }
 
@@ -159,7 +188,7 @@ void AddonState::runBatch(void (*body)(void*), void* argument) {
 }
 
 void AddonState::endHandlerScope() {
-    if (batch_ != nullptr && callDepth_ == 0) batch_->leave();
+    if (batch_ != nullptr && callDepth_ == 0) batch_->runQueued();
 }
 
 bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,

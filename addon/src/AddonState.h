@@ -118,6 +118,7 @@ private:
     Handle<v8::Object> responseBoilerplate_;
     Handle<v8::Object> requestBoilerplate_;
     Handle<v8::Object> receiver_;
+    Handle<v8::Function> tickRunner_;  // process._tickCallback, for endHandlerScope
     Handle<v8::Object> webSocketBoilerplate_;
     Handle<v8::FunctionTemplate> upgradeContextClass_;
     Handle<v8::ObjectTemplate> appTemplate_;

@@ -15,6 +15,7 @@ namespace loopwire::addon {
 void JsWebSocketEvents::call(HandlerIndex index, int argc, v8::Local<v8::Value>* argv) {
     if (handlers_[index].empty() || !state_.canCallJavaScript()) return;
     state_.callFromLoop(handlers_[index].get(state_.isolate()), argc, argv);
+    state_.endHandlerScope();
 }
 
 v8::Local<v8::Object> JsWebSocketEvents::wsOf(AnyWebSocket* socket) const {

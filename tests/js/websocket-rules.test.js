@@ -92,6 +92,37 @@ test('closeOnBackpressureLimit: after the drop, send goes on returning 2 in the 
   assert.throws(() => socket.send('late'), /ws\.send: this WebSocket is closed/);
 });
 
+test('each WebSocket event is a task of its own: its nextTicks and microtasks run before the next event',
+     async (t) => {
+  // Two frames and a close frame that arrive in one read run three handlers; socket.io's server needs what the
+  // first queued to have run before the second (a client's DISCONNECT then CONNECT, sent back to back).
+  const order = [];
+  const afterAwait = [];
+  const done = deferred();
+  const { port } = listen(t, (app) => app.ws('/*', {
+    message: async (ws, message) => {
+      const text = Buffer.from(message).toString();
+      order.push(`message ${text}`);
+      process.nextTick(() => order.push(`tick ${text}`));
+      Promise.resolve().then(() => order.push(`microtask ${text}`));
+      await null;
+      // The message is lent for the event's whole task, as uWebSockets.js lends it.
+      afterAwait.push(message.byteLength);
+    },
+    close: () => { order.push('close'); done.resolve(); },
+  }));
+  const client = await rawClient(t, port);
+  const frame = (opcode, payload) => {
+    const body = Buffer.from(payload);
+    return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | body.length, 0, 0, 0, 0]), body]);
+  };
+  client.socket.write(Buffer.concat([frame(1, 'one'), frame(1, 'two'), frame(8, Buffer.from([0x03, 0xe8]))]));
+  await done.promise;
+  assert.deepEqual(order, ['message one', 'tick one', 'microtask one', 'message two', 'tick two', 'microtask two',
+                           'close']);
+  assert.deepEqual(afterAwait, [3, 3]);
+});
+
 // The flooding client runs in a process of its own (so that this process only serves): it sends pings as fast as it
 // can and never reads a byte.
 const FLOODER = `
