@@ -2,7 +2,11 @@
 // Node 26, V8 14.6), in one place. The rest of the addon calls these and never tests a version itself.
 //
 // Each difference is detected by asking the compiler whether the newer API exists (a requires-expression on a
-// dependent type), not by comparing version numbers, so a Node in between picks whichever it has.
+// dependent type), not by comparing version numbers, so a Node in between picks whichever it has. The question is
+// asked with arguments of the very types the real call passes (variables, never literals): a literal 0 is also a
+// null pointer, so `Get...(0, tag)` would be answered yes by an overload taking (Isolate*, int), as V8 12.4 and
+// 13.6 have, and the real call with an int index would then fail to compile (Node 24 did). tests/unit/addon/
+// compiles this header against fake V8 headers that carry such decoys, one per V8 generation.
 #pragma once
 
 #include "V8Headers.h"
@@ -22,7 +26,7 @@ inline constexpr std::uint16_t kPointerTag = 0;
 // The native pointer stored in internal field `index` of object (set with setPointer), or null.
 template <typename O = v8::Object>
 inline void* getPointer(v8::Local<O> object, int index) {
-    if constexpr (requires(O * o) { o->GetAlignedPointerFromInternalField(0, kPointerTag); }) {
+    if constexpr (requires(O * o, int i, std::uint16_t tag) { o->GetAlignedPointerFromInternalField(i, tag); }) {
         return object->GetAlignedPointerFromInternalField(index, kPointerTag);
     } else {
         return object->GetAlignedPointerFromInternalField(index);
@@ -32,7 +36,7 @@ inline void* getPointer(v8::Local<O> object, int index) {
 // Stores an (at least 2-byte aligned) native pointer, or null, in internal field `index` of object.
 template <typename O = v8::Object>
 inline void setPointer(v8::Local<O> object, int index, void* pointer) {
-    if constexpr (requires(O * o) { o->SetAlignedPointerInInternalField(0, nullptr, kPointerTag); }) {
+    if constexpr (requires(O * o, int i, void* p, std::uint16_t tag) { o->SetAlignedPointerInInternalField(i, p, tag); }) {
         object->SetAlignedPointerInInternalField(index, pointer, kPointerTag);
     } else {
         object->SetAlignedPointerInInternalField(index, pointer);
@@ -42,7 +46,7 @@ inline void setPointer(v8::Local<O> object, int index, void* pointer) {
 // A shallow copy of object: same map, same internal fields (V8 14 takes the isolate).
 template <typename O = v8::Object>
 inline v8::Local<v8::Object> clone(v8::Isolate* isolate, v8::Local<O> object) {
-    if constexpr (requires(O * o) { o->Clone(isolate); }) {
+    if constexpr (requires(O * o, v8::Isolate * i) { o->Clone(i); }) {
         return object->Clone(isolate);
     } else {
         return object->Clone();
@@ -61,7 +65,7 @@ inline void setField(v8::Local<v8::Object> object, int index, v8::Local<v8::Valu
 // Bytes the UTF-8 form of string takes (lone surrogates count as the 3 bytes of U+FFFD).
 template <typename S = v8::String>
 inline std::size_t utf8Length(v8::Isolate* isolate, v8::Local<S> string) {
-    if constexpr (requires(const S* s) { s->Utf8LengthV2(isolate); }) {
+    if constexpr (requires(const S* s, v8::Isolate* i) { s->Utf8LengthV2(i); }) {
         return string->Utf8LengthV2(isolate);
     } else {
         return static_cast<std::size_t>(string->Utf8Length(isolate));
@@ -72,7 +76,9 @@ inline std::size_t utf8Length(v8::Isolate* isolate, v8::Local<S> string) {
 // written. capacity must be at least utf8Length(), or 3 * Length(), which always suffices.
 template <typename S = v8::String>
 inline std::size_t writeUtf8(v8::Isolate* isolate, v8::Local<S> string, char* buffer, std::size_t capacity) {
-    if constexpr (requires(const S* s, char* b) { s->WriteUtf8V2(isolate, b, capacity, 0); }) {
+    if constexpr (requires(const S* s, v8::Isolate* i, char* b, std::size_t c) {
+                      s->WriteUtf8V2(i, b, c, S::WriteFlags::kReplaceInvalidUtf8);
+                  }) {
         return string->WriteUtf8V2(isolate, buffer, capacity, S::WriteFlags::kReplaceInvalidUtf8);
     } else {
         return static_cast<std::size_t>(string->WriteUtf8(isolate, buffer, static_cast<int>(capacity), nullptr,
@@ -85,7 +91,9 @@ inline std::size_t writeUtf8(v8::Isolate* isolate, v8::Local<S> string, char* bu
 template <typename S = v8::String>
 inline void writeOneByte(v8::Isolate* isolate, v8::Local<S> string, char* buffer, std::size_t length) {
     auto* out = reinterpret_cast<std::uint8_t*>(buffer);
-    if constexpr (requires(const S* s, std::uint8_t* b) { s->WriteOneByteV2(isolate, 0, 0, b); }) {
+    if constexpr (requires(const S* s, v8::Isolate* i, std::uint32_t offset, std::uint32_t length, std::uint8_t* b) {
+                      s->WriteOneByteV2(i, offset, length, b);
+                  }) {
         string->WriteOneByteV2(isolate, 0, static_cast<std::uint32_t>(length), out);
     } else {
         string->WriteOneByte(isolate, out, 0, static_cast<int>(length), S::NO_NULL_TERMINATION);

@@ -1,0 +1,2 @@
+// Fake Node headers for V8CompatTest.
+#pragma once
