@@ -164,7 +164,8 @@ public:
             v8::TryCatch tryCatch(state_.isolate_);
             tryCatch.SetVerbose(true);
             // An exception from a queued callback has gone to process 'uncaughtException' (verbose); nothing to do.
-            v8::MaybeLocal<v8::Value> ignored = state_.tickRunner_.get(state_.isolate_)->Call(context_, resource_, 0, nullptr);
+            v8::MaybeLocal<v8::Value> ignored =
+                state_.tickRunner_.get(state_.isolate_)->Call(context_, resource_, 0, nullptr);
             static_cast<void>(ignored);
         } else {
             scope_.reset();

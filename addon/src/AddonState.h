@@ -128,8 +128,8 @@ private:
     SharedBlock* lendingBlock_ = nullptr;  // one reference, this state's
     std::vector<std::unique_ptr<AppWrap>> apps_;
     node::AsyncCleanupHookHandle cleanupHook_;
-    class Batch;              // the stack frame of one batch (AddonState.cpp)
-    Batch* batch_ = nullptr;  // the batch running now, if any
+    class Batch;                   // the stack frame of one batch (AddonState.cpp)
+    Batch* batch_ = nullptr;       // the batch running now, if any
     std::uint32_t callDepth_ = 0;  // calls into JavaScript through callFromLoop running right now
     bool tearingDown_ = false;
 };

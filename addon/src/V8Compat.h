@@ -36,7 +36,9 @@ inline void* getPointer(v8::Local<O> object, int index) {
 // Stores an (at least 2-byte aligned) native pointer, or null, in internal field `index` of object.
 template <typename O = v8::Object>
 inline void setPointer(v8::Local<O> object, int index, void* pointer) {
-    if constexpr (requires(O * o, int i, void* p, std::uint16_t tag) { o->SetAlignedPointerInInternalField(i, p, tag); }) {
+    if constexpr (requires(O * o, int i, void* p, std::uint16_t tag) {
+                      o->SetAlignedPointerInInternalField(i, p, tag);
+                  }) {
         object->SetAlignedPointerInInternalField(index, pointer, kPointerTag);
     } else {
         object->SetAlignedPointerInInternalField(index, pointer);

@@ -40,9 +40,9 @@ void returnStatus(const Args& args, SendStatus status) {
 bool checkFragmentOrder(const Args& args, AnyWebSocket* socket, const char* method, bool continuesMessage) {
     const bool inProgress = socket->isSendingFragments();
     if (inProgress == continuesMessage) return true;
-    std::string message = std::string(method) +
-                          (inProgress ? ": a fragmented message is being sent; end it with sendLastFragment first"
-                                      : ": no fragmented message is being sent; start one with sendFirstFragment");
+    std::string message =
+        std::string(method) + (inProgress ? ": a fragmented message is being sent; end it with sendLastFragment first"
+                                          : ": no fragmented message is being sent; start one with sendFirstFragment");
     throwError(args.GetIsolate(), message.c_str());
     return false;
 }

@@ -147,7 +147,7 @@ private:
     bool contentLengthResponse_ = false;
     bool headRequest_ = false;  // the answer carries no body
     bool keepAlive_ = true;
-    bool noBodyStatus_ = false;  // 1xx, 204 or 304: no Content-Length, no body
+    bool noBodyStatus_ = false;     // 1xx, 204 or 304: no Content-Length, no body
     bool switchingStatus_ = false;  // the status written is 101 Switching Protocols
     bool refusedWrite_ = false;
     bool hasDeclaredLength_ = false;

@@ -70,8 +70,8 @@ TEST_P(WebSockets, AnUpgradeWithoutKeyOrVersionGoesToTheHttpRoutesFirst) {
         app.any("/*", [](HttpResponse* res, HttpRequest*) { res->writeStatus("400 Bad Request")->end("from any"); });
     });
     std::string withoutKey = upgradeRequest();
-    withoutKey.erase(withoutKey.find("Sec-WebSocket-Key:"), withoutKey.find("Sec-WebSocket-Version:") -
-                                                                 withoutKey.find("Sec-WebSocket-Key:"));
+    withoutKey.erase(withoutKey.find("Sec-WebSocket-Key:"),
+                     withoutKey.find("Sec-WebSocket-Version:") - withoutKey.find("Sec-WebSocket-Key:"));
     std::string withoutVersion = upgradeRequest();
     withoutVersion.erase(withoutVersion.find("Sec-WebSocket-Version: 13\r\n"), 27);
     for (const std::string& request : {withoutKey, withoutVersion}) {
@@ -91,8 +91,9 @@ TEST_P(WebSockets, AnUpgradeWithoutKeyOrVersionThatNoRouteTakesGetsTheHandshakeE
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 426);
     EXPECT_EQ(response->header("sec-websocket-version"), "13");
-    std::string withoutKey = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             "Sec-WebSocket-Version: 13\r\n\r\n";
+    std::string withoutKey =
+        "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n";
     response = fetch(port(), withoutKey);
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 400);
@@ -651,10 +652,10 @@ TEST_P(WebSockets, FragmentsOutOfOrderAreRefused) {
     serveWs([this](Behavior& behavior, App&) {
         behavior.message = [log = &log_](Socket* ws, std::string_view, OpCode) {
             std::string results;
-            for (SendStatus status : {ws->sendFragment("lone middle"), ws->sendLastFragment("lone last"),
-                                      ws->sendFirstFragment("one", OpCode::Text), ws->send("inside"),
-                                      ws->sendFirstFragment("again"), ws->sendFragment(" two"),
-                                      ws->sendLastFragment(" three"), ws->send("after")}) {
+            for (SendStatus status :
+                 {ws->sendFragment("lone middle"), ws->sendLastFragment("lone last"),
+                  ws->sendFirstFragment("one", OpCode::Text), ws->send("inside"), ws->sendFirstFragment("again"),
+                  ws->sendFragment(" two"), ws->sendLastFragment(" three"), ws->send("after")}) {
                 results += std::to_string(static_cast<int>(status));
             }
             log->add("results:" + results + ":" + (ws->isSendingFragments() ? "sending" : "done"));

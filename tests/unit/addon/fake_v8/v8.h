@@ -97,7 +97,7 @@ public:
 class String : public Value {
 public:
 #if LW_FAKE_V8 <= 13
-    enum WriteOptions { NO_OPTIONS = 0, NO_NULL_TERMINATION = 2, REPLACE_INVALID_UTF8 = 8 };
+    enum WriteOptions{NO_OPTIONS = 0, NO_NULL_TERMINATION = 2, REPLACE_INVALID_UTF8 = 8};
     int Utf8Length(Isolate*) const {
         fake::called = "Utf8Length";
         return 0;
@@ -113,7 +113,7 @@ public:
 #endif
 #if LW_FAKE_V8 >= 13
     struct WriteFlags {
-        enum { kNone = 0, kNullTerminate = 1, kReplaceInvalidUtf8 = 2 };
+        enum {kNone = 0, kNullTerminate = 1, kReplaceInvalidUtf8 = 2};
     };
     std::size_t Utf8LengthV2(Isolate*) const {
         fake::called = "Utf8LengthV2";
