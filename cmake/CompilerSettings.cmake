@@ -1,4 +1,6 @@
-# Warnings, sanitizers and the standard library, applied to every loopwire target through lw_settings.
+# Warnings, sanitizers and the standard library of loopwire's own targets. lw_settings reaches the core's modules,
+# tests, fuzzers and micro-benchmarks through lw_internal (core/CMakeLists.txt), and the examples, the addon and
+# the other programs written against the public API directly; never a project that links loopwire.
 add_library(lw_settings INTERFACE)
 target_compile_options(lw_settings INTERFACE -Wall -Wextra -Werror -Wpedantic -Wshadow)
 target_compile_features(lw_settings INTERFACE cxx_std_20)
