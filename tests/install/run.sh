@@ -14,28 +14,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 
-if [ $# -gt 0 ]; then
-  build=$(cd "$1" && pwd)
-  cmake --build "$build" --target loopwire_archive >/dev/null
-else
-  build=$root/build
-  bash scripts/build.sh default --target loopwire_archive >/dev/null
-fi
-
-cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
-for option in LW_SANITIZE LW_LIBCXX; do
-  if [ "$(cache_value $option)" = ON ]; then
-    echo "install test: $build is a $option build, whose users need its flags too; give it a plain build" >&2
-    exit 2
-  fi
-done
-cxx=$(cache_value CMAKE_CXX_COMPILER)
-version=$(cache_value CMAKE_PROJECT_VERSION)
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-launcher=()
-command -v ccache >/dev/null && launcher=(ccache)
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopwire-install.XXXXXX")
 server_pid=""
 cleanup() {
@@ -53,6 +31,29 @@ quietly() {
   local log=$work/last.log
   "$@" >"$log" 2>&1 || { cat "$log" >&2; fail "$*"; }
 }
+
+build=$root/build
+[ $# -eq 0 ] || build=$(cd "$1" && pwd)
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+if [ -f "$build/CMakeCache.txt" ]; then
+  for option in LW_SANITIZE LW_LIBCXX; do
+    if [ "$(cache_value $option)" = ON ]; then
+      echo "install test: $build is a $option build, whose users need its flags too; give it a plain build" >&2
+      exit 2
+    fi
+  done
+fi
+if [ $# -gt 0 ]; then
+  quietly cmake --build "$build" --target loopwire_archive
+else
+  quietly bash scripts/build.sh default --target loopwire_archive
+fi
+cxx=$(cache_value CMAKE_CXX_COMPILER)
+version=$(cache_value CMAKE_PROJECT_VERSION)
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+launcher=()
+command -v ccache >/dev/null && launcher=(ccache)
 
 # Starts a hello_world binary on a free port, asks it for / and stops it.
 serve_and_ask() {
