@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -106,9 +107,14 @@ std::unique_ptr<ListenSocket> ListenSocket::listenUnix(Loop& loop, std::string_v
         return nullptr;
     }
     std::memcpy(address.sun_path, path.data(), path.size());
-    // A socket file left by an earlier process would make bind fail; anything that is not a socket is kept.
-    struct stat existing {};
-    if (::lstat(address.sun_path, &existing) == 0 && S_ISSOCK(existing.st_mode)) ::unlink(address.sun_path);
+    // A socket file left by an earlier process would make bind fail; anything that is not a socket is kept. (statx
+    // rather than lstat: glibc 2.33 made lstat a symbol of its own, and the Node addon's prebuilt binaries load
+    // on an older glibc.)
+    struct statx existing {};
+    if (::statx(AT_FDCWD, address.sun_path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &existing) == 0 &&
+        S_ISSOCK(existing.stx_mode)) {
+        ::unlink(address.sun_path);
+    }
     ListenOptions options;
     options.exclusivePort = true;
     int fd = openListening(reinterpret_cast<sockaddr*>(&address), sizeof address, options, false, error);

@@ -9,7 +9,6 @@
 #include <openssl/x509.h>
 
 #include <climits>
-#include <mutex>
 
 namespace loopwire {
 
@@ -42,14 +41,15 @@ long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
 }
 
 BIO_METHOD* socketBioMethod() {
-    static BIO_METHOD* method = nullptr;
-    static std::once_flag created;
-    std::call_once(created, [] {
-        method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "loopwire socket");
-        BIO_meth_set_read(method, bioRead);
-        BIO_meth_set_write(method, bioWrite);
-        BIO_meth_set_ctrl(method, bioControl);
-    });
+    // A function-local static is initialized once, thread-safely, by the C++ runtime itself (std::call_once would
+    // tie the Node addon to glibc 2.34, where pthread_once moved into libc).
+    static BIO_METHOD* const method = [] {
+        BIO_METHOD* created = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "loopwire socket");
+        BIO_meth_set_read(created, bioRead);
+        BIO_meth_set_write(created, bioWrite);
+        BIO_meth_set_ctrl(created, bioControl);
+        return created;
+    }();
     return method;
 }
 
