@@ -15,6 +15,8 @@ namespace loopwire::addon {
 void JsWebSocketEvents::call(HandlerIndex index, int argc, v8::Local<v8::Value>* argv) {
     if (handlers_[index].empty() || !state_.canCallJavaScript()) return;
     state_.callFromLoop(handlers_[index].get(state_.isolate()), argc, argv);
+    // Every event is a task of its own, as in uWebSockets.js: what the handler queued runs before the next event,
+    // and before the bytes lent to it are taken back.
     state_.endHandlerScope();
 }
 
@@ -45,10 +47,9 @@ bool JsWebSocketEvents::upgrade(HttpResponse* response, HttpRequest* request, We
     v8::Local<v8::Object> res = ResponseWrap::wrap(state_, response);
     v8::Local<v8::Object> req = RequestWrap::wrap(state_, request);
     v8::Local<v8::Value> argv[] = {res, req, contextObject(context)};
+    // call() ends the handler's scope once the microtasks it queued have run (an upgrade after an already-resolved
+    // await still belongs to it); then req is over, and res too unless it waits for an asynchronous upgrade.
     call(kUpgrade, 3, argv);
-    // As after a route handler: the scope ends with the microtasks of a handler that has not upgraded yet; then req
-    // is over, and res too unless it waits for an asynchronous upgrade.
-    if (ResponseWrap::isUsable(res)) state_.endHandlerScope();
     RequestWrap::invalidate(req);
     ResponseWrap::afterHandler(res);
     return true;

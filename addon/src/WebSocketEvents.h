@@ -4,7 +4,8 @@
 // Each connection's user data in the core is a SocketObject: one global handle to its ws object (WebSocketWrap).
 // Every event enters JavaScript through AddonState::callFromLoop (inside the loop's batch when there is one), with
 // the ws object and, for message, dropped, ping, pong, close and subscription, the bytes lent as an ArrayBuffer
-// that is detached when the handler returns (LentBuffer: zero-copy from the receive buffer when they lie there).
+// that is detached when the handler's task is over, once the microtasks and nextTicks it queued have run
+// (LentBuffer: zero-copy from the receive buffer when they lie there). Each event is a task of its own.
 // The close handler finds the ws already closed (its methods throw), as in uWebSockets.js; the handle is released
 // right after it. Events are skipped, but the objects still invalidated, once JavaScript can no longer run
 // (environment teardown).
