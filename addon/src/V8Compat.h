@@ -93,8 +93,8 @@ inline std::size_t writeUtf8(v8::Isolate* isolate, v8::Local<S> string, char* bu
 template <typename S = v8::String>
 inline void writeOneByte(v8::Isolate* isolate, v8::Local<S> string, char* buffer, std::size_t length) {
     auto* out = reinterpret_cast<std::uint8_t*>(buffer);
-    if constexpr (requires(const S* s, v8::Isolate* i, std::uint32_t offset, std::uint32_t length, std::uint8_t* b) {
-                      s->WriteOneByteV2(i, offset, length, b);
+    if constexpr (requires(const S* s, v8::Isolate* i, std::uint32_t from, std::uint32_t count, std::uint8_t* b) {
+                      s->WriteOneByteV2(i, from, count, b);
                   }) {
         string->WriteOneByteV2(isolate, 0, static_cast<std::uint32_t>(length), out);
     } else {
