@@ -30,6 +30,10 @@ inline constexpr std::size_t kMaxOutputBacklogBytes = 64 * 1024;
 // Parameters (":name" segments) in one route pattern.
 inline constexpr std::size_t kMaxRouteParameters = 16;
 
+// A PROXY protocol header (version 2: its 16 fixed bytes and what its length field announces). Past it: the
+// connection is closed. The address blocks take at most 216 bytes; the rest is TLVs, which balancers keep short.
+inline constexpr std::size_t kMaxProxyHeaderBytes = 16 + 2048;
+
 // Frames in one fragmented WebSocket message. Past it: close 1009. Bytes are bounded by maxPayloadLength
 // already; this bounds the work of a message made of empty fragments (and leaves room for 4 MiB in 64-byte
 // fragments).
