@@ -48,6 +48,12 @@ export type WebSocket<UserData> = UserData & {
     getRemoteAddress(): ArrayBuffer;
     getRemoteAddressAsText(): ArrayBuffer;
     getRemotePort(): number;
+    /** The client the connection's PROXY protocol header named: 4 or 16 bytes; empty without one. */
+    getProxiedRemoteAddress(): ArrayBuffer;
+    /** That client's address as text ("203.0.113.7"); empty without one. */
+    getProxiedRemoteAddressAsText(): ArrayBuffer;
+    /** That client's port; 0 without one. */
+    getProxiedRemotePort(): number;
     getUserData(): UserData;
 };
 
@@ -82,7 +88,7 @@ export interface WebSocketBehavior<UserData> {
 
 /**
  * Options of SSLApp() and addServerName(): PEM files as in uWebSockets.js, or PEM in memory (key, cert, ca).
- * A plain App accepts and ignores them. Material that does not load makes SSLApp() throw an Error naming the
+ * A plain App accepts and ignores the TLS ones. Material that does not load makes SSLApp() throw an Error naming the
  * option.
  */
 export interface AppOptions {
@@ -101,6 +107,17 @@ export interface AppOptions {
     cert?: RecognizedString;
     /** CA certificates, PEM, in memory. */
     ca?: RecognizedString;
+    /**
+     * The PROXY protocol header a TCP load balancer sends before a connection's first byte (beyond uWebSockets.js):
+     * 'optional' (the default, as uWebSockets.js: read when a connection starts with one), 'required' (a
+     * connection without one is closed) or 'off'. Read before the TLS handshake on an SSLApp.
+     */
+    proxy_protocol?: 'optional' | 'required' | 'off';
+    /**
+     * Only connections from these addresses or networks ('10.0.0.0/8', '2001:db8::/32', '192.0.2.7') may send a
+     * PROXY header; one from elsewhere is closed. List the balancer: otherwise any client can claim any address.
+     */
+    proxy_trusted_sources?: string[];
 }
 
 /** Options bits of app.listen. */
@@ -172,11 +189,11 @@ export interface HttpResponse {
     getRemotePort(): number;
     /** The certificate the client sent, PEM (new crypto.X509Certificate(pem)); undefined without one. */
     getX509Certificate(): string | undefined;
-    /** The address a PROXY protocol header announced: loopwire reads none, so empty. */
+    /** The client a PROXY protocol header (version 1 or 2) named, 4 or 16 bytes; empty without one. */
     getProxiedRemoteAddress(): ArrayBuffer;
-    /** The PROXY-announced address as text: empty. */
+    /** That client's address as text ("203.0.113.7"); empty without one. */
     getProxiedRemoteAddressAsText(): ArrayBuffer;
-    /** The PROXY-announced port: 0. */
+    /** That client's port; 0 without one. */
     getProxiedRemotePort(): number;
     /** Arbitrary properties may be attached. */
     [key: string]: any;

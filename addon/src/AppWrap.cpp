@@ -6,6 +6,7 @@
 #include "Errors.h"
 #include "NumberArgument.h"
 #include "RequestWrap.h"
+#include "ServerOptionsArgument.h"
 #include "ResponseWrap.h"
 #include "TlsOptionsArgument.h"
 #include "V8Compat.h"
@@ -67,9 +68,8 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .build();
 }
 
-AppWrap::AppWrap(AddonState& state, const SocketContextOptions* tls)
-    : state_(state),
-      app_(tls != nullptr ? App(state.loop(), *tls, ServerOptions{}) : App(state.loop(), ServerOptions{})) {
+AppWrap::AppWrap(AddonState& state, const ServerOptions& options, const SocketContextOptions* tls)
+    : state_(state), app_(tls != nullptr ? App(state.loop(), *tls, options) : App(state.loop(), options)) {
     app_.setBatchRunner(&state_);
 }
 
@@ -80,19 +80,14 @@ AppWrap& AppWrap::unwrap(const Args& args) {
     return *static_cast<AppWrap*>(compat::getPointer(args.This(), kApp));
 }
 
-// Takes (options?: object), the TLS options of uWebSockets.js, which a plain App ignores; returns a new App.
+// Takes (options?: object): the PROXY protocol options (ServerOptionsArgument); the TLS options of uWebSockets.js
+// are accepted and ignored, as a plain App has no TLS. Returns a new App.
 void AppWrap::create(const Args& args) {
     AddonState& state = AddonState::from(args);
     v8::Isolate* isolate = args.GetIsolate();
-    if (!args[0]->IsUndefined() && !args[0]->IsNull() && !args[0]->IsObject()) {
-        return throwTypeError(isolate, "App: options must be an object");
-    }
-    v8::Local<v8::Context> context = isolate->GetCurrentContext();
-    v8::Local<v8::Object> object;
-    if (!state.appTemplate()->NewInstance(context).ToLocal(&object)) return;
-    AppWrap& app = state.adopt(std::make_unique<AppWrap>(state));
-    compat::setPointer(object, kApp, &app);
-    args.GetReturnValue().Set(object);
+    ServerOptionsArgument server;
+    if (!server.read(isolate, args[0], "App")) return;
+    finishCreation(args, std::make_unique<AppWrap>(state, server.options()), "App");
 }
 
 // Takes (options: AppOptions); returns a new App that speaks TLS. Material that does not load is an Error naming
@@ -103,17 +98,34 @@ void AppWrap::createSsl(const Args& args) {
     if (!args[0]->IsObject()) return throwTypeError(isolate, "SSLApp: options must be an object");
     TlsOptionsArgument tls;
     if (!tls.read(isolate, args[0], "SSLApp")) return;
-    auto created = std::make_unique<AppWrap>(state, &tls.options());
+    ServerOptionsArgument server;
+    if (!server.read(isolate, args[0], "SSLApp")) return;
+    finishCreation(args, std::make_unique<AppWrap>(state, server.options(), &tls.options()), "SSLApp");
+}
+
+bool AppWrap::finishCreation(const Args& args, std::unique_ptr<AppWrap> created, const char* what) {
+    v8::Isolate* isolate = args.GetIsolate();
     if (created->app_.constructorFailed()) {
-        std::string message = "SSLApp: " + created->app_.constructionError();
-        return throwError(isolate, message.c_str());
+        // The core names its own option; in JavaScript it is the options object's field.
+        constexpr std::string_view kSources = "proxyTrustedSources: ";
+        const std::string& error = created->app_.constructionError();
+        if (error.rfind(kSources, 0) == 0) {
+            std::string message =
+                std::string(what) + ": options.proxy_trusted_sources: " + error.substr(kSources.size());
+            throwRangeError(isolate, message.c_str());
+        } else {
+            throwError(isolate, (std::string(what) + ": " + error).c_str());
+        }
+        return false;
     }
+    AddonState& state = AddonState::from(args);
     v8::Local<v8::Context> context = isolate->GetCurrentContext();
     v8::Local<v8::Object> object;
-    if (!state.appTemplate()->NewInstance(context).ToLocal(&object)) return;
+    if (!state.appTemplate()->NewInstance(context).ToLocal(&object)) return false;
     AppWrap& app = state.adopt(std::move(created));
     compat::setPointer(object, kApp, &app);
     args.GetReturnValue().Set(object);
+    return true;
 }
 
 void AppWrap::dispatch(const Handle<v8::Function>& handler, HttpResponse* response, HttpRequest* request) {

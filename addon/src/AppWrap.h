@@ -50,10 +50,14 @@ public:
 
     // Module functions: App(options?) and SSLApp(options).
     static void create(const v8::FunctionCallbackInfo<v8::Value>& args);
+    // The construction of either, once its options are read: throws (Error for TLS material, RangeError for a
+    // trusted PROXY source) and returns false when the core could not use them.
+    static bool finishCreation(const v8::FunctionCallbackInfo<v8::Value>& args, std::unique_ptr<AppWrap> app,
+                               const char* what);
     static void createSsl(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     // An App, or with tls an SSLApp (whose constructionError() the caller checks).
-    explicit AppWrap(AddonState& state, const SocketContextOptions* tls = nullptr);
+    AppWrap(AddonState& state, const ServerOptions& options, const SocketContextOptions* tls = nullptr);
     ~AppWrap();
     AppWrap(const AppWrap&) = delete;
     AppWrap& operator=(const AppWrap&) = delete;

@@ -417,23 +417,27 @@ void ResponseWrap::getX509Certificate(const Args& args) {
     }
 }
 
-// Takes nothing; returns the address a PROXY protocol v2 header announced: loopwire reads no PROXY header (as
-// uWebSockets.js built without it), so an empty ArrayBuffer.
+// Takes nothing; returns the client a PROXY protocol header named, in binary (4 or 16 bytes), an ArrayBuffer; empty
+// when the connection came without one (or with one that named no client).
 void ResponseWrap::getProxiedRemoteAddress(const Args& args) {
-    if (unwrap(args, "res.getProxiedRemoteAddress") == nullptr) return;
-    args.GetReturnValue().Set(v8::ArrayBuffer::New(args.GetIsolate(), 0));
+    HttpResponse* response = unwrap(args, "res.getProxiedRemoteAddress");
+    if (response == nullptr) return;
+    args.GetReturnValue().Set(copyToArrayBuffer(args.GetIsolate(), response->getProxiedRemoteAddress()));
 }
 
-// Takes nothing; returns the PROXY-announced address as text: an empty ArrayBuffer (see above).
+// Takes nothing; returns that client's address as text ("203.0.113.7"), an ArrayBuffer as in uWebSockets.js; empty
+// without one.
 void ResponseWrap::getProxiedRemoteAddressAsText(const Args& args) {
-    if (unwrap(args, "res.getProxiedRemoteAddressAsText") == nullptr) return;
-    args.GetReturnValue().Set(v8::ArrayBuffer::New(args.GetIsolate(), 0));
+    HttpResponse* response = unwrap(args, "res.getProxiedRemoteAddressAsText");
+    if (response == nullptr) return;
+    args.GetReturnValue().Set(copyToArrayBuffer(args.GetIsolate(), response->getProxiedRemoteAddressAsText()));
 }
 
-// Takes nothing; returns the PROXY-announced port: 0 (see above).
+// Takes nothing; returns that client's port (0 without one).
 void ResponseWrap::getProxiedRemotePort(const Args& args) {
-    if (unwrap(args, "res.getProxiedRemotePort") == nullptr) return;
-    args.GetReturnValue().Set(0);
+    HttpResponse* response = unwrap(args, "res.getProxiedRemotePort");
+    if (response == nullptr) return;
+    args.GetReturnValue().Set(static_cast<std::uint32_t>(response->getProxiedRemotePort()));
 }
 
 }  // namespace loopwire::addon

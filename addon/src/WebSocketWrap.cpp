@@ -75,6 +75,9 @@ v8::Local<v8::FunctionTemplate> WebSocketWrap::createClass(v8::Isolate* isolate,
         .method("getRemoteAddress", &getRemoteAddress)
         .method("getRemoteAddressAsText", &getRemoteAddressAsText)
         .method("getRemotePort", &getRemotePort)
+        .method("getProxiedRemoteAddress", &getProxiedRemoteAddress)
+        .method("getProxiedRemoteAddressAsText", &getProxiedRemoteAddressAsText)
+        .method("getProxiedRemotePort", &getProxiedRemotePort)
         .method("getUserData", &getUserData)
         .build();
 }
@@ -296,6 +299,28 @@ void WebSocketWrap::getRemotePort(const Args& args) {
     AnyWebSocket* socket = unwrap(args, "ws.getRemotePort");
     if (socket == nullptr) return;
     args.GetReturnValue().Set(static_cast<std::uint32_t>(socket->getRemotePort()));
+}
+
+// Takes nothing; returns the client the connection's PROXY protocol header named, as an ArrayBuffer of 4 or 16 bytes
+// (empty without one).
+void WebSocketWrap::getProxiedRemoteAddress(const Args& args) {
+    AnyWebSocket* socket = unwrap(args, "ws.getProxiedRemoteAddress");
+    if (socket == nullptr) return;
+    args.GetReturnValue().Set(copyToArrayBuffer(args.GetIsolate(), socket->getProxiedRemoteAddress()));
+}
+
+// Takes nothing; returns that client's address as text, in an ArrayBuffer (empty without one).
+void WebSocketWrap::getProxiedRemoteAddressAsText(const Args& args) {
+    AnyWebSocket* socket = unwrap(args, "ws.getProxiedRemoteAddressAsText");
+    if (socket == nullptr) return;
+    args.GetReturnValue().Set(copyToArrayBuffer(args.GetIsolate(), socket->getProxiedRemoteAddressAsText()));
+}
+
+// Takes nothing; returns that client's port (0 without one).
+void WebSocketWrap::getProxiedRemotePort(const Args& args) {
+    AnyWebSocket* socket = unwrap(args, "ws.getProxiedRemotePort");
+    if (socket == nullptr) return;
+    args.GetReturnValue().Set(static_cast<std::uint32_t>(socket->getProxiedRemotePort()));
 }
 
 // Takes nothing; returns the ws itself, which holds the user data's properties (usable after close too, as in

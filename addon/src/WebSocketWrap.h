@@ -53,6 +53,9 @@ private:
     static void getRemoteAddress(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getRemoteAddressAsText(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getRemotePort(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getProxiedRemoteAddress(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getProxiedRemoteAddressAsText(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getProxiedRemotePort(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getUserData(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     // The socket of a usable ws; otherwise throws an Error naming `method` and returns null.

@@ -27,6 +27,7 @@ App::App(const ServerOptions& options) : loop_(Loop::create(loopOptionsFor(optio
         std::abort();
     }
     server_ = std::make_unique<HttpServer>(*loop_, options);
+    if (!server_->configureProxy(constructionError_)) server_->refuseConnections();
 }
 
 App::App(void* uvLoop, const ServerOptions& options) : loop_(Loop::createOnUvLoop(uvLoop, options.sweepIntervalMs)) {
@@ -35,6 +36,7 @@ App::App(void* uvLoop, const ServerOptions& options) : loop_(Loop::createOnUvLoo
         std::abort();
     }
     server_ = std::make_unique<HttpServer>(*loop_, options);
+    if (!server_->configureProxy(constructionError_)) server_->refuseConnections();
 }
 
 App::App(const SocketContextOptions& tls, const ServerOptions& options) : App(options) { useTls(tls); }
@@ -44,6 +46,8 @@ App::App(void* uvLoop, const SocketContextOptions& tls, const ServerOptions& opt
 }
 
 void App::useTls(const SocketContextOptions& tls) {
+    ssl_ = true;
+    if (constructorFailed()) return;
     std::string error;
     std::unique_ptr<TlsContext> context = TlsContext::create(tls, server_->options().tlsHandshakeTimeoutMs, error);
     if (!context) {
@@ -54,8 +58,6 @@ void App::useTls(const SocketContextOptions& tls) {
     }
     server_->setTlsContext(std::move(context));
 }
-
-bool App::isSsl() const noexcept { return server_->tlsContext() != nullptr || constructorFailed(); }
 
 bool App::tryAddServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error) {
     TlsContext* tls = server_->tlsContext();

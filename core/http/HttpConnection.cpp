@@ -52,7 +52,8 @@ std::string_view formatHex(std::uint64_t value, char (&out)[20]) noexcept {
 }  // namespace
 
 HttpConnection::HttpConnection(HttpServer& server, int fd, const SocketAddress& remote) noexcept
-    : Socket(server.loop(), server.connections(), fd, remote, server.tlsContext()), server_(server) {
+    : Socket(server.loop(), server.connections(), fd, remote, server.tlsContext(), &server.proxyPolicy()),
+      server_(server) {
     armDeadline();
 }
 

@@ -117,6 +117,18 @@ std::string_view HttpResponse::getRemoteAddressAsText() const noexcept {
 
 std::uint16_t HttpResponse::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }
 
+std::string_view HttpResponse::getProxiedRemoteAddress() const noexcept {
+    return connectionOf(this).proxiedAddress().bytes();
+}
+
+std::string_view HttpResponse::getProxiedRemoteAddressAsText() const noexcept {
+    // Formatted on demand: a buffer in every connection for a call few make would cost every connection.
+    thread_local char text[SocketAddress::kMaxTextLength];
+    return connectionOf(this).proxiedAddress().toText(text);
+}
+
+std::uint16_t HttpResponse::getProxiedRemotePort() const noexcept { return connectionOf(this).proxiedAddress().port(); }
+
 std::string HttpResponse::getX509Certificate() const {
     const TlsSession* tls = connectionOf(this).tlsSession();
     return tls != nullptr ? tls->peerCertificatePem() : std::string();

@@ -7,6 +7,7 @@
 #include "Router.h"
 #include "ServerThreads.h"
 #include "net/ListenSocket.h"
+#include "net/ProxyPolicy.h"
 #include "net/Socket.h"
 #include "net/TlsContext.h"
 
@@ -86,6 +87,14 @@ public:
     void endProcessing() noexcept;
     void resumeAfterProcessing(HttpConnection& connection) noexcept;
 
+    // Reads the options' PROXY protocol settings into the policy every connection reads its header by; false (error
+    // says why) when a trusted source is neither an address nor a network. Set-up time.
+    bool configureProxy(std::string& error) {
+        return proxyPolicy_.configure(options_.proxyProtocol, options_.proxyTrustedSources,
+                                      options_.proxyHeaderTimeoutMs, error);
+    }
+    const ProxyPolicy& proxyPolicy() const noexcept { return proxyPolicy_; }
+
     // The TLS material of an SSLApp: every connection accepted from then on speaks TLS. Null for plain HTTP.
     TlsContext* tlsContext() const noexcept { return tls_.get(); }
     void setTlsContext(std::unique_ptr<TlsContext> tls) noexcept { tls_ = std::move(tls); }
@@ -132,6 +141,7 @@ private:
 
     Loop& loop_;
     ServerOptions options_;
+    ProxyPolicy proxyPolicy_;
     SocketGroup connections_;
     RouteTable routes_;
     std::vector<std::unique_ptr<RouteTable>> domainRoutes_;

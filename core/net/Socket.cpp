@@ -28,8 +28,9 @@ static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one T
 
 }  // namespace
 
-Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls) noexcept
-    : loop_(loop), group_(&group), remoteAddress_(remote) {
+Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls,
+               const ProxyPolicy* proxy) noexcept
+    : loop_(loop), group_(&group), remoteAddress_(remote), proxy_(proxy) {
     loop_.watch(*this, fd, io::kReadable | io::kEdgeTriggered);
     group_->add(*this);
     if (tls != nullptr) {
@@ -44,6 +45,8 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
       group_(&group),
       backpressure_(std::move(predecessor.backpressure_)),
       remoteAddress_(predecessor.remoteAddress_),
+      proxiedAddress_(predecessor.proxiedAddress_),
+      proxy_(nullptr),
       tls_(predecessor.tls_),
       broken_(predecessor.broken_),
       receivedEnd_(predecessor.receivedEnd_),
@@ -335,13 +338,17 @@ void Socket::readOnce(bool peerEnded) {
         return;
     }
     char* buffer = loop_.receiveBuffer();
+    const std::size_t carried = proxy_.awaiting() ? proxy_.restoreCarried(buffer, Loop::kReceiveBufferBytes) : 0;
+    const std::size_t room = Loop::kReceiveBufferBytes - carried;
     ssize_t received;
     do {
-        received = ::recv(fd(), buffer, Loop::kReceiveBufferBytes, 0);
+        received = ::recv(fd(), buffer + carried, room, 0);
     } while (received < 0 && errno == EINTR);
     if (received > 0) {
-        onData(buffer, static_cast<std::size_t>(received));
-        if (peerEnded || static_cast<std::size_t>(received) == Loop::kReceiveBufferBytes) readAgainLater();
+        char* data = buffer;
+        std::size_t length = carried + static_cast<std::size_t>(received);
+        if (!proxy_.awaiting() || readProxyHeader(data, length)) onData(data, length);
+        if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
         return;
     }
     if (received == 0) {
@@ -355,9 +362,11 @@ void Socket::readOnce(bool peerEnded) {
 void Socket::readEncrypted(bool peerEnded) {
     char* plaintext = loop_.receiveBuffer();
     char* ciphertext = plaintext + kTlsPlaintextBytes;
+    const std::size_t carried = proxy_.awaiting() ? proxy_.restoreCarried(ciphertext, kTlsCiphertextBytes) : 0;
+    const std::size_t room = kTlsCiphertextBytes - carried;
     ssize_t received;
     do {
-        received = ::recv(fd(), ciphertext, kTlsCiphertextBytes, 0);
+        received = ::recv(fd(), ciphertext + carried, room, 0);
     } while (received < 0 && errno == EINTR);
     if (received == 0) {
         endOfStream();
@@ -367,9 +376,15 @@ void Socket::readEncrypted(bool peerEnded) {
         if (errno != EAGAIN && errno != EWOULDBLOCK) close();
         return;
     }
+    // The PROXY header comes before the handshake: it is read from the ciphertext, and the records follow it.
+    std::size_t encrypted = carried + static_cast<std::size_t>(received);
+    if (proxy_.awaiting() && !readProxyHeader(ciphertext, encrypted)) {
+        if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
+        return;
+    }
     std::size_t plaintextLength = 0;
     TlsSession::ReadResult result =
-        tls_->decrypt(ciphertext, static_cast<std::size_t>(received), plaintext, kTlsPlaintextBytes, plaintextLength);
+        tls_->decrypt(ciphertext, encrypted, plaintext, kTlsPlaintextBytes, plaintextLength);
     // Handshake messages, session tickets and alerts the session wrote while reading.
     flushTlsOutput();
     if (closed_) return;
@@ -385,7 +400,28 @@ void Socket::readEncrypted(bool peerEnded) {
         endOfStream();
         return;
     }
-    if (peerEnded || static_cast<std::size_t>(received) == kTlsCiphertextBytes) readAgainLater();
+    if (peerEnded || static_cast<std::size_t>(received) == room) readAgainLater();
+}
+
+bool Socket::readProxyHeader(char*& data, std::size_t& length) {
+    std::size_t consumed = 0;
+    switch (proxy_.take({data, length}, remoteAddress_, consumed, proxiedAddress_)) {
+        case ProxyIntake::Verdict::Wait: {
+            // The header must end within the policy's time from the connection's start; the layer above arms its
+            // own deadline again once its bytes come.
+            const std::uint64_t limit = loop_.timeoutClockMs() + proxy_.policy()->headerTimeoutMs();
+            if (deadlineMs_ == 0 || limit < deadlineMs_) deadlineMs_ = limit;
+            return false;
+        }
+        case ProxyIntake::Verdict::Reject:
+            close();
+            return false;
+        case ProxyIntake::Verdict::Pass:
+            break;
+    }
+    data += consumed;
+    length -= consumed;
+    return length > 0;
 }
 
 // The socket is edge-triggered (epoll reports each arrival once instead of polling every ready socket twice per

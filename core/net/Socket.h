@@ -19,6 +19,10 @@
 //   Because the sweep may run before the loop has polled the sockets (after the loop was blocked, timers come
 //   first), onTimeout() implementations call serviceWaitingIo() first: input that waits unread, or room the
 //   peer made for buffered output, is progress and not a timeout.
+// PROXY protocol: a socket made with a ProxyPolicy reads the header a load balancer may send before anything else
+//   (ProxyIntake), below TLS as below the layers above: they never see it; proxiedAddress() is what it named. A
+//   malformed or untrusted header, or none where one is required, closes the socket; so does one that has not ended
+//   within the policy's timeout.
 // TLS: a socket made with a TlsContext speaks TLS (see TlsSession) below all of the above, which the layers
 //   above do not see: onData() gets plaintext (in the receive buffer too), write() takes plaintext, and a
 //   corked batch leaves as one TLS record (the cork buffer holds one record's worth) in one syscall. The
@@ -28,6 +32,7 @@
 //   refuses bytes, and it keeps its capacity afterwards.
 #pragma once
 
+#include "ProxyIntake.h"
 #include "SocketAddress.h"
 #include "base/ByteBuffer.h"
 #include "loop/Loop.h"
@@ -50,6 +55,8 @@ public:
 
     Loop& loop() const noexcept { return loop_; }
     const SocketAddress& remoteAddress() const noexcept { return remoteAddress_; }
+    // The client a PROXY header named; empty (no bytes, port 0) when none came or it named none.
+    const SocketAddress& proxiedAddress() const noexcept { return proxiedAddress_; }
 
     // Writes or buffers all of data. Returns true when nothing waits in the backpressure buffer afterwards.
     // On a closed socket, or one whose connection broke, the bytes are dropped and false is returned.
@@ -106,8 +113,10 @@ public:
 
 protected:
     // Takes ownership of fd (non-blocking), watches it for reading and joins group. With tls, the connection
-    // speaks TLS with that context's material (a server's handshake; tls must outlive the socket).
-    Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls = nullptr) noexcept;
+    // speaks TLS with that context's material (a server's handshake; tls must outlive the socket). With proxy,
+    // the connection may (or must) start with a PROXY header (the policy must outlive the socket).
+    Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls = nullptr,
+           const ProxyPolicy* proxy = nullptr) noexcept;
     // Takes over predecessor's connection, for a change of protocol (an upgrade): its descriptor and watch, the
     // peer's address, its TLS session, its unsent output and the cork if it holds it; then joins group. predecessor
     // ends as if closed, except that the descriptor stays open and its onClose() is not called; the loop frees it after
@@ -138,6 +147,10 @@ private:
     // peerEnded: the readiness report said the peer's FIN had arrived (see readAgainLater).
     void readOnce(bool peerEnded);
     void readEncrypted(bool peerEnded);
+    // While a PROXY header may still come: decides on the bytes of a read (the carried ones in front), moving data
+    // past the header; false when nothing goes on to the protocol now (the header waits for more, or the socket
+    // closed).
+    bool readProxyHeader(char*& data, std::size_t& length);
     // After a read that may have left input unannounced: the loop reports the socket again if any is left.
     void readAgainLater() noexcept;
     // The peer's FIN (or close_notify) arrived.
@@ -170,6 +183,8 @@ private:
     ByteBuffer backpressure_;
     std::uint64_t deadlineMs_ = 0;
     SocketAddress remoteAddress_;
+    SocketAddress proxiedAddress_;
+    ProxyIntake proxy_;
     TlsSession* tls_ = nullptr;  // owned
     bool closed_ = false;
     bool broken_ = false;

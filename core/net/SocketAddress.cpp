@@ -26,6 +26,15 @@ SocketAddress SocketAddress::fromSockaddr(const sockaddr* address) noexcept {
     return result;
 }
 
+SocketAddress SocketAddress::fromBytes(const std::uint8_t* bytes, std::size_t length, std::uint16_t port) noexcept {
+    SocketAddress result;
+    if (length != 4 && length != 16) return result;
+    std::memcpy(result.bytes_, bytes, length);
+    result.length_ = static_cast<std::uint8_t>(length);
+    result.port_ = port;
+    return result;
+}
+
 std::string_view SocketAddress::toText(char* out) const noexcept {
     static constexpr char kHexDigits[] = "0123456789abcdef";
     if (length_ == 4) {

@@ -21,6 +21,8 @@ public:
 
     SocketAddress() noexcept = default;
     static SocketAddress fromSockaddr(const sockaddr* address) noexcept;
+    // An address given in network order: length 4 (IPv4) or 16 (IPv6); anything else gives an empty address.
+    static SocketAddress fromBytes(const std::uint8_t* bytes, std::size_t length, std::uint16_t port) noexcept;
 
     std::string_view bytes() const noexcept { return {reinterpret_cast<const char*>(bytes_), length_}; }
     std::uint16_t port() const noexcept { return port_; }

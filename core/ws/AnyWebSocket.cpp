@@ -73,6 +73,17 @@ std::string_view AnyWebSocket::getRemoteAddressAsText() const noexcept {
 
 std::uint16_t AnyWebSocket::getRemotePort() const noexcept { return connectionOf(this).remoteAddress().port(); }
 
+std::string_view AnyWebSocket::getProxiedRemoteAddress() const noexcept {
+    return connectionOf(this).proxiedAddress().bytes();
+}
+
+std::string_view AnyWebSocket::getProxiedRemoteAddressAsText() const noexcept {
+    thread_local char text[SocketAddress::kMaxTextLength];
+    return connectionOf(this).proxiedAddress().toText(text);
+}
+
+std::uint16_t AnyWebSocket::getProxiedRemotePort() const noexcept { return connectionOf(this).proxiedAddress().port(); }
+
 bool AnyWebSocket::isClosed() const noexcept {
     const WebSocketConnection& connection = connectionOf(this);
     return connection.closedForApplication();

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <netinet/in.h>
@@ -57,6 +58,24 @@ const TlsClientOptions* defaultClientTls() noexcept { return gDefaultClientTls; 
 
 TestClient::TestClient(int port) {
     connectTcp(port);
+    if (gDefaultClientTls != nullptr) startTls(*gDefaultClientTls);
+}
+
+TestClient::TestClient(int port, const std::vector<std::string>& prelude, const std::function<void()>& between) {
+    // The server may close the connection after the prelude (a refused PROXY header), and a TLS handshake then
+    // writes to a closed socket: OpenSSL's writes would raise SIGPIPE, which must end the write, not the test.
+    static const bool sigpipeIgnored = [] { return std::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+    static_cast<void>(sigpipeIgnored);
+    connectTcp(port);
+    for (std::size_t i = 0; i < prelude.size(); ++i) {
+        std::string_view piece = prelude[i];
+        while (!piece.empty()) {
+            ssize_t sent = ::send(fd_, piece.data(), piece.size(), MSG_NOSIGNAL);
+            if (sent <= 0) break;
+            piece.remove_prefix(static_cast<std::size_t>(sent));
+        }
+        if (between && i + 1 < prelude.size()) between();
+    }
     if (gDefaultClientTls != nullptr) startTls(*gDefaultClientTls);
 }
 

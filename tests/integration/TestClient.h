@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,6 +64,9 @@ public:
     explicit TestClient(int port);
     // TLS. A failed handshake does not throw: handshakeError() says why and every read fails.
     TestClient(int port, const TlsClientOptions& tls);
+    // Sends prelude first, in plain, whatever the transport (a PROXY header, which comes before TLS), in the pieces
+    // given, calling between() after each piece but the last; then as TestClient(port).
+    TestClient(int port, const std::vector<std::string>& prelude, const std::function<void()>& between = {});
     // Connects to a Unix socket; with TLS when setDefaultClientTls() set it, as TestServer's Unix listener then has.
     explicit TestClient(const std::string& unixPath);
     ~TestClient();

@@ -19,6 +19,7 @@
 #include <loopwire/HttpResponse.h>
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
+#include <loopwire/ProxyProtocol.h>
 #include <loopwire/SocketContextOptions.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
@@ -26,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace loopwire {
@@ -61,6 +63,15 @@ struct ServerOptions {
     std::uint32_t lingerTimeoutMs = 2000;
     // SSLApp: a connection whose TLS handshake has not finished this long after it was accepted is closed.
     std::uint32_t tlsHandshakeTimeoutMs = 10000;
+
+    ProxyProtocol proxyProtocol = ProxyProtocol::Optional;
+    // When not empty, only connections from these sources may send a PROXY header: addresses ("192.0.2.7") and
+    // networks ("10.0.0.0/8", "2001:db8::/32"); a header from any other source closes the connection (a peer on a
+    // Unix socket is trusted). Behind a balancer, list it: otherwise any client can claim any address. An entry
+    // that is neither makes the App fail (constructorFailed()).
+    std::vector<std::string> proxyTrustedSources;
+    // A PROXY header that has begun but not ended this long after the connection was accepted closes it.
+    std::uint32_t proxyHeaderTimeoutMs = 5000;
 };
 
 class App {
@@ -175,10 +186,10 @@ public:
     // embedders; see CallbackBatchRunner.
     App& setBatchRunner(CallbackBatchRunner* runner) noexcept;
 
-    // TLS (SSLApp). constructorFailed() is true when the SSLApp's key or certificate could not be used; it then
-    // never listens (the listen handler gets null), and constructionError() says which option was at fault and
-    // why.
-    bool isSsl() const noexcept;
+    // constructorFailed() is true when the App's options could not be used: an SSLApp's key or certificate, or a
+    // proxyTrustedSources entry; it then never listens (the listen handler gets null), and constructionError()
+    // says which option was at fault and why. isSsl(): an SSLApp (also one that failed).
+    bool isSsl() const noexcept { return ssl_; }
     bool constructorFailed() const noexcept { return !constructionError_.empty(); }
     const std::string& constructionError() const noexcept { return constructionError_; }
     // Server names (SNI): connections whose ClientHello asks for a name pattern covers get that pattern's key and
@@ -213,6 +224,7 @@ private:
     std::unique_ptr<Loop> loop_;
     std::unique_ptr<HttpServer> server_;
     std::string constructionError_;
+    bool ssl_ = false;
 };
 
 // loopwire::SSLApp: an App that speaks HTTPS (and WSS), with uWebSockets v20's SSLApp constructor. Everything

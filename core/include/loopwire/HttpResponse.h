@@ -142,6 +142,12 @@ public:
     std::string_view getRemoteAddress() const noexcept;
     std::string_view getRemoteAddressAsText() const noexcept;
     std::uint16_t getRemotePort() const noexcept;
+    // The client a PROXY protocol header named (ServerOptions::proxyProtocol), the same three ways; empty (and
+    // port 0) when the connection came without one, or with one that named no client (LOCAL, UNKNOWN, a Unix
+    // socket). The text is valid until the next call of a text method on this thread.
+    std::string_view getProxiedRemoteAddress() const noexcept;
+    std::string_view getProxiedRemoteAddressAsText() const noexcept;
+    std::uint16_t getProxiedRemotePort() const noexcept;
     // TLS (SSLApp): the certificate the client presented, PEM; empty when it sent none or the connection is plain
     // TCP. Allocates.
     std::string getX509Certificate() const;

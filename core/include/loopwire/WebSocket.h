@@ -109,6 +109,10 @@ public:
     std::string_view getRemoteAddress() const noexcept;
     std::string_view getRemoteAddressAsText() const noexcept;
     std::uint16_t getRemotePort() const noexcept;
+    // The client the connection's PROXY protocol header named (see HttpResponse::getProxiedRemoteAddress).
+    std::string_view getProxiedRemoteAddress() const noexcept;
+    std::string_view getProxiedRemoteAddressAsText() const noexcept;
+    std::uint16_t getProxiedRemotePort() const noexcept;
 
     // True from the moment the close handler has run (after end(), close(), or the peer's leaving).
     bool isClosed() const noexcept;

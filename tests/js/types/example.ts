@@ -25,7 +25,7 @@ import uWS from 'loopwire';
 
 const greeting: RecognizedString = new Uint8Array([104, 105]);
 
-const app: TemplatedApp = App({})
+const app: TemplatedApp = App({ proxy_protocol: 'optional', proxy_trusted_sources: ['10.0.0.0/8'] })
   .get('/hello/:name', (res: HttpResponse, req: HttpRequest) => {
     const name: string = req.getParameter('name');
     const first: string = req.getParameter(0);
@@ -113,6 +113,8 @@ const chat: WebSocketBehavior<PerSocket> = {
   },
   open: (ws: WebSocket<PerSocket>) => {
     ws.subscribe(ws.room);
+    const client: ArrayBuffer = ws.getProxiedRemoteAddressAsText();
+    void (client.byteLength + ws.getProxiedRemotePort() + ws.getProxiedRemoteAddress().byteLength);
   },
   message: (ws, message: ArrayBuffer, isBinary: boolean) => {
     const status: number = ws.send(message, isBinary);
