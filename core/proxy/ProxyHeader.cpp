@@ -117,12 +117,14 @@ ProxyResult ProxyHeader::parse(std::string_view bytes) noexcept {
 
     if (mayBeV1) {
         std::string_view window = bytes.substr(0, kMaxV1Bytes);
-        std::size_t lineEnd = window.find("\r\n");
-        if (lineEnd == std::string_view::npos) {
-            // A bare LF ends the line too early: the line must end with CRLF.
-            if (window.find('\n') != std::string_view::npos) return failed(ProxyError::BadLine);
+        // The first LF ends the line, and must follow a CR: a bare LF is an error wherever it is, so that a prefix
+        // of the line is refused for the same reason as the line.
+        const std::size_t newline = window.find('\n');
+        if (newline == std::string_view::npos) {
             return window.size() < kMaxV1Bytes ? needMore() : failed(ProxyError::TooLong);
         }
+        if (window[newline - 1] != '\r') return failed(ProxyError::BadLine);
+        const std::size_t lineEnd = newline - 1;
         version = 1;
         std::string_view line = window.substr(kV1Prefix.size(), lineEnd - kV1Prefix.size());
         if (line.substr(0, 7) == "UNKNOWN" && (line.size() == 7 || line[7] == ' ')) return complete(lineEnd + 2);

@@ -152,6 +152,8 @@ TEST(ProxyHeader, Version1MalformedLines) {
              {"PROXY TCP4 203.0.113.7 192.0.2.1 51234 443 extra\r\n", ProxyError::BadLine},
              {"PROXY UDP4 203.0.113.7 192.0.2.1 51234 443\r\n", ProxyError::BadLine},
              {"PROXY TCP4 203.0.113.7 192.0.2.1 51234 443\n", ProxyError::BadLine},
+             // Found by the fuzzer: a bare LF inside a line that a CRLF ends later.
+             {"PROXY TCP4 203.0.113.7 192.CP4 203.0.113.7 1920.\n\r\n", ProxyError::BadLine},
              {"PROXY TCP4 203.0.113.777 192.0.2.1 51234 443\r\n", ProxyError::BadAddress},
              {"PROXY TCP4 2001:db8::7 192.0.2.1 51234 443\r\n", ProxyError::BadAddress},
              {"PROXY TCP6 203.0.113.7 2001:db8::1 51234 443\r\n", ProxyError::BadAddress},
