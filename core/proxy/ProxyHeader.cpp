@@ -178,23 +178,18 @@ ProxyResult ProxyHeader::parse(std::string_view bytes) noexcept {
     std::size_t blockBytes = 0;
     switch (addressFamily) {
         case kFamilyInet:
-            blockBytes = kInetBlockBytes;
+        case kFamilyInet6: {
+            // Two addresses, then two ports.
+            const std::size_t addressBytes = addressFamily == kFamilyInet ? 4 : 16;
+            blockBytes = addressFamily == kFamilyInet ? kInetBlockBytes : kInet6BlockBytes;
             if (length < blockBytes) return failed(ProxyError::ShortAddress);
-            family = Family::Inet4;
-            std::memcpy(sourceAddress, block, 4);
-            std::memcpy(destinationAddress, block + 4, 4);
-            sourcePort = bigEndian16(block + 8);
-            destinationPort = bigEndian16(block + 10);
+            family = addressFamily == kFamilyInet ? Family::Inet4 : Family::Inet6;
+            std::memcpy(sourceAddress, block, addressBytes);
+            std::memcpy(destinationAddress, block + addressBytes, addressBytes);
+            sourcePort = bigEndian16(block + 2 * addressBytes);
+            destinationPort = bigEndian16(block + 2 * addressBytes + 2);
             break;
-        case kFamilyInet6:
-            blockBytes = kInet6BlockBytes;
-            if (length < blockBytes) return failed(ProxyError::ShortAddress);
-            family = Family::Inet6;
-            std::memcpy(sourceAddress, block, 16);
-            std::memcpy(destinationAddress, block + 16, 16);
-            sourcePort = bigEndian16(block + 32);
-            destinationPort = bigEndian16(block + 34);
-            break;
+        }
         default:
             blockBytes = kUnixBlockBytes;
             if (length < blockBytes) return failed(ProxyError::ShortAddress);

@@ -4,6 +4,7 @@
 // unfinished headers close the connection with nothing answered.
 #include "Fixture.h"
 #include "WsTestClient.h"
+#include "../ProxyHeaders.h"
 
 #include <loopwire/WebSocket.h>
 
@@ -60,36 +61,12 @@ protected:
 };
 LW_INSTANTIATE_TRANSPORTS(ProxyProtocol);
 
-constexpr std::string_view kSignature{"\r\n\r\n\0\r\nQUIT\n", 12};
-
-std::string bytesOf(std::initializer_list<int> values) {
-    std::string out;
-    for (int value : values)
-        out.push_back(static_cast<char>(value));
-    return out;
-}
-
-std::string v2(std::uint8_t command, std::uint8_t familyAndTransport, const std::string& body) {
-    return std::string(kSignature) +
-           bytesOf({0x20 | command, familyAndTransport, static_cast<int>(body.size() >> 8),
-                    static_cast<int>(body.size() & 0xFF)}) +
-           body;
-}
+using namespace proxy_headers;
 
 // 203.0.113.7:51234 to 192.0.2.1:443, and an AWS-style TLV after it.
-std::string v2Inet() {
-    return v2(1, 0x11, bytesOf({203, 0, 113, 7, 192, 0, 2, 1, 0xC8, 0x22, 0x01, 0xBB, 0xEA, 0x00, 0x04}) + "vpce");
-}
+std::string v2Inet() { return v2(1, 0x11, inetBlock() + tlv(0xEA, "vpce")); }
 
-std::string v2Inet6() {
-    std::string source(16, '\0');
-    source[0] = 0x20;
-    source[1] = 0x01;
-    source[2] = 0x0d;
-    source[3] = static_cast<char>(0xb8);
-    source[15] = 0x07;
-    return v2(1, 0x21, source + std::string(16, '\x01') + bytesOf({0x13, 0x88, 0x00, 0x50}));
-}
+std::string v2Inet6() { return v2(1, 0x21, inet6Block()); }
 
 const std::string kV1 = "PROXY TCP4 203.0.113.7 192.0.2.1 51234 443\r\n";
 

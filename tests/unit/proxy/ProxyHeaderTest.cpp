@@ -3,6 +3,7 @@
 // the bytes of a request behind it, and every prefix of it, each placed against a guard page.
 #include "proxy/ProxyHeader.h"
 
+#include "../../ProxyHeaders.h"
 #include "../GuardedBuffer.h"
 #include "base/Limits.h"
 
@@ -23,45 +24,9 @@ inline void PrintTo(ProxyStatus status, std::ostream* os) {
 
 namespace {
 
-constexpr std::string_view kSignature{"\r\n\r\n\0\r\nQUIT\n", 12};
+using namespace test::proxy_headers;
+
 constexpr std::string_view kRequest = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
-
-// A version 2 header: command (0 LOCAL, 1 PROXY), family and transport byte, then body (addresses and TLVs).
-std::string v2(std::uint8_t command, std::uint8_t familyAndTransport, std::string_view body) {
-    std::string header(kSignature);
-    header.push_back(static_cast<char>(0x20 | command));
-    header.push_back(static_cast<char>(familyAndTransport));
-    header.push_back(static_cast<char>(body.size() >> 8));
-    header.push_back(static_cast<char>(body.size() & 0xFF));
-    header.append(body);
-    return header;
-}
-
-std::string bytesOf(std::initializer_list<int> values) {
-    std::string out;
-    for (int value : values)
-        out.push_back(static_cast<char>(value));
-    return out;
-}
-
-std::string tlv(std::uint8_t type, std::string_view value) {
-    return bytesOf({type, static_cast<int>(value.size() >> 8), static_cast<int>(value.size() & 0xFF)}) +
-           std::string(value);
-}
-
-// 203.0.113.7:51234 to 192.0.2.1:443.
-std::string inetBlock() { return bytesOf({203, 0, 113, 7, 192, 0, 2, 1, 0xC8, 0x22, 0x01, 0xBB}); }
-
-std::string inet6Block() {
-    std::string block(16, '\0');
-    block[0] = 0x20;
-    block[1] = 0x01;
-    block[2] = 0x0d;
-    block[3] = static_cast<char>(0xb8);
-    block[15] = 0x07;
-    block += std::string(15, '\0') + "\x01";
-    return block + bytesOf({0x13, 0x88, 0x00, 0x50});
-}
 
 struct Verdict {
     ProxyResult result;
