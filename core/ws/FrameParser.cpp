@@ -1,5 +1,7 @@
 #include "ws/FrameParser.h"
 
+#include "ws/Unmask.h"
+
 #include <cstring>
 
 namespace loopwire::ws {
@@ -128,22 +130,7 @@ void FrameParser::endFrame() noexcept {
 }
 
 void FrameParser::unmask(char* data, std::size_t length) noexcept {
-    if (length == 0) return;
-    // The mask rotated to start at maskOffset_, repeated over a word: eight bytes are unmasked by one XOR.
-    std::uint8_t rotated[8];
-    for (std::size_t i = 0; i < 8; ++i)
-        rotated[i] = mask_[(maskOffset_ + i) & 3];
-    std::uint64_t word;
-    std::memcpy(&word, rotated, sizeof word);
-    std::size_t i = 0;
-    for (; i + 8 <= length; i += 8) {
-        std::uint64_t chunk;
-        std::memcpy(&chunk, data + i, sizeof chunk);
-        chunk ^= word;
-        std::memcpy(data + i, &chunk, sizeof chunk);
-    }
-    for (; i < length; ++i)
-        data[i] = static_cast<char>(static_cast<std::uint8_t>(data[i]) ^ rotated[i & 7]);
+    ws::unmask(data, length, mask_, maskOffset_);
     maskOffset_ = static_cast<std::uint8_t>((maskOffset_ + length) & 3);
 }
 
