@@ -94,6 +94,8 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
         Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
     receiver_ = Handle<v8::Object>(isolate_, context->Global());
     tickRunner_ = findTickRunner(context);
+    batchTrampoline_ = Handle<v8::Function>(
+        isolate_, v8::Function::New(context, &AddonState::runBatchTrampoline, data).ToLocalChecked());
     webSocketBoilerplate_ = Handle<v8::Object>(
         isolate_, WebSocketWrap::createBoilerplate(context, WebSocketWrap::createClass(isolate_, data)));
     upgradeContextClass_ =
@@ -121,14 +123,10 @@ AppWrap& AddonState::adopt(std::unique_ptr<AppWrap> app) {
 }
 
 // One batch of loop callbacks, on the stack of runBatch. V8 requires handle scopes, entered contexts and
-// TryCatch blocks to close in the reverse order of their opening, so everything the callback scope needs that
-// outlives a single call is opened here, before any callback of the batch opens its own: the handle scope that
-// holds the scope's resource object (Node keeps it as a Local while the scope is open), and the environment's
-// context. The callback scope itself (with its TryCatch) is opened by the first call into JavaScript, before that
-// call opens anything; closing it, when the batch ends, runs the process.nextTick callbacks and microtasks the
-// batch queued, as Node does when one of its own callbacks returns. JavaScript that those run, and that calls
-// back into the core (a nextTick callback ending a response, which starts the next pipelined request), is called
-// directly: it already runs inside the closing scope.
+// TryCatch blocks to close in the reverse order of their opening, so the batch opens, before any callback of the
+// batch opens its own, its handle scope (which holds the scope's resource object: Node keeps it as a Local while a
+// callback scope is open) and enters the environment's context. The callback scope its calls run in is one of
+// three (BatchScope, see the header's runBatch for why).
 class AddonState::Batch {
 public:
     explicit Batch(AddonState& state)
@@ -141,24 +139,57 @@ public:
     }
     ~Batch() {
         closing_ = true;
-        scope_.reset();
+        ownScope_.reset();
         state_.batch_ = nullptr;
     }
     Batch(const Batch&) = delete;
     Batch& operator=(const Batch&) = delete;
 
-    // Opens the callback scope if the batch has not yet; call before opening any TryCatch of the call.
-    void enter() {
-        if (!scope_ && !closing_) scope_.emplace(state_.isolate_, resource_, state_.asyncContext_);
+    // Runs body(argument) inside node::MakeCallback of the batch trampoline, so that every call of the batch shares
+    // the stack-allocated callback scope MakeCallback opens; its queues run when body returns. Runs body directly
+    // when Node declines to call JavaScript (the environment is stopping): body runs exactly once either way.
+    void runShared(void (*body)(void*), void* argument) {
+        SharedBody shared{body, argument, false};
+        state_.sharedBody_ = &shared;
+        scope_ = BatchScope::Shared;
+        {
+            v8::TryCatch tryCatch(state_.isolate_);
+            tryCatch.SetVerbose(true);
+            v8::MaybeLocal<v8::Value> ignored =
+                node::MakeCallback(state_.isolate_, resource_, state_.batchTrampoline_.get(state_.isolate_), 0, nullptr,
+                                   state_.asyncContext_);
+            static_cast<void>(ignored);
+        }
+        state_.sharedBody_ = nullptr;
+        scope_ = BatchScope::None;
+        if (!shared.ran) body(argument);
     }
+
+    // Whether a call made with no JavaScript running goes through node::MakeCallback, as a task of its own whose
+    // queues run when it returns: when no scope is open, and the call wants its queues run at once or is one of
+    // the batch's first kTaskCallsPerBatch.
+    bool callsAsTask(AddonState::Drain drain) const noexcept {
+        return scope_ == BatchScope::None && (drain == Drain::AfterCall || topCalls_ < kTaskCallsPerBatch);
+    }
+
+    // Before any other call made with no JavaScript running, and before it opens any TryCatch: opens the batch's
+    // own callback scope unless one is open.
+    void enterOwnScope() {
+        if (scope_ != BatchScope::None || closing_) return;
+        ownScope_.emplace(state_.isolate_, resource_, state_.asyncContext_);
+        scope_ = BatchScope::Own;
+    }
+
+    void countTopCall() noexcept { ++topCalls_; }
 
     // Runs what the batch's calls queued so far (process.nextTick callbacks, then microtasks), as closing the
     // callback scope would, but leaves the scope open: through Node's own queue runner (process._tickCallback)
-    // when there is one, which costs one call when nothing is queued; else by closing the scope (the next enter()
-    // opens a new one). No TryCatch of a call is open then (no call is running), so the scope's own TryCatch is
-    // the innermost, as V8 needs.
+    // when there is one, which costs one call when nothing is queued; else, in the batch's own scope, by closing
+    // it (the next call opens a new one). No TryCatch of a call is open then (no call is running), so the scope's
+    // own TryCatch is the innermost, as V8 needs. Nothing to do when no scope is open: every call made so far was
+    // a task of its own and ran its queues.
     void runQueued() {
-        if (!scope_ || closing_) return;
+        if (scope_ == BatchScope::None || closing_) return;
         closing_ = true;
         if (!state_.tickRunner_.empty()) {
             v8::TryCatch tryCatch(state_.isolate_);
@@ -167,25 +198,46 @@ public:
             v8::MaybeLocal<v8::Value> ignored =
                 state_.tickRunner_.get(state_.isolate_)->Call(context_, resource_, 0, nullptr);
             static_cast<void>(ignored);
-        } else {
-            scope_.reset();
+        } else if (scope_ == BatchScope::Own) {
+            ownScope_.reset();
+            scope_ = BatchScope::None;
         }
         closing_ = false;
     }
 
 private:
+    enum class BatchScope : std::uint8_t {
+        None,    // no callback scope open: each call at the top is a task of its own, or opens Own
+        Shared,  // the whole batch runs inside MakeCallback of the trampoline (runShared)
+        Own,     // a node::CallbackScope the batch opened at a call past its first kTaskCallsPerBatch
+    };
+
     AddonState& state_;
+    BatchScope scope_ = BatchScope::None;
     bool closing_ = false;
+    std::uint32_t topCalls_ = 0;  // calls made with no JavaScript running
     v8::HandleScope handles_;
     v8::Local<v8::Context> context_;
     v8::Context::Scope contextScope_;
     v8::Local<v8::Object> resource_;
-    std::optional<node::CallbackScope> scope_;
+    std::optional<node::CallbackScope> ownScope_;
 };
 
-void AddonState::runBatch(void (*body)(void*), void* argument) {
+void AddonState::runBatchTrampoline(const v8::FunctionCallbackInfo<v8::Value>& args) {
+    AddonState& state = from(args);
+    SharedBody* shared = state.sharedBody_;
+    if (shared == nullptr || shared->ran) return;
+    shared->ran = true;
+    shared->body(shared->argument);
+}
+
+void AddonState::runBatch(void (*body)(void*), void* argument, std::uint32_t sources) {
     Batch batch(*this);
-    body(argument);
+    if (sources >= kSharedScopeMinSources && !batchTrampoline_.empty() && !tickRunner_.empty() && !tearingDown_) {
+        batch.runShared(body, argument);
+    } else {
+        body(argument);
+    }
 }
 
 void AddonState::endHandlerScope() {
@@ -193,20 +245,27 @@ void AddonState::endHandlerScope() {
 }
 
 bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
-                              v8::Local<v8::Value>* result) {
+                              v8::Local<v8::Value>* result, Drain drain) {
     if (tearingDown_) return false;
+    // A call outside any batch (from JavaScript, or a task of its own) goes through node::MakeCallback, which
+    // opens a callback scope on the stack and, when no JavaScript runs below, runs the queues as it returns.
+    bool asTask = batch_ == nullptr;
+    if (batch_ != nullptr && callDepth_ == 0) {
+        asTask = batch_->callsAsTask(drain);
+        if (!asTask) batch_->enterOwnScope();
+        batch_->countTopCall();
+    }
     // Verbose: V8 reports the exception to Node's message listener, which hands it to process
     // 'uncaughtException' exactly as for an exception thrown by any Node callback; the TryCatch then keeps it
     // from travelling further up, into the core.
-    if (batch_ != nullptr) batch_->enter();
     v8::TryCatch tryCatch(isolate_);
     tryCatch.SetVerbose(true);
     v8::MaybeLocal<v8::Value> value;
     ++callDepth_;
-    if (batch_ != nullptr) {
-        value = fn->Call(context(), receiver(), argc, argv);
-    } else {
+    if (asTask) {
         value = node::MakeCallback(isolate_, receiver(), fn, argc, argv, asyncContext_);
+    } else {
+        value = fn->Call(context(), receiver(), argc, argv);
     }
     --callDepth_;
     if (tryCatch.HasCaught() || value.IsEmpty()) return false;

@@ -75,36 +75,55 @@ public:
     // Takes ownership of an App created in this environment; it lives until the environment ends.
     AppWrap& adopt(std::unique_ptr<AppWrap> app);
 
-    // Calls fn from a loop callback the way Node calls its own callbacks, with `this` the global object, inside a
-    // callback scope: the batch's (see runBatch), opened by the first call of the batch, so that microtasks and
-    // process.nextTick callbacks run once when the batch ends; outside any batch (called from JavaScript, as
-    // when res.close() runs onAborted), through node::MakeCallback. A thrown exception goes to Node's
-    // uncaught-exception path (process 'uncaughtException', or exit with the stack, as for any Node callback)
-    // and never propagates into the core. Returns true when fn returned normally (its value in *result when
-    // given); false when it threw, or when JavaScript cannot run any more. The caller holds a HandleScope and has
-    // entered context().
-    bool callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
-                      v8::Local<v8::Value>* result = nullptr);
+    // When a call's process.nextTick callbacks and microtasks must have run: once the batch is over (an HTTP
+    // handler, whose queues may wait for the other requests of the read), or as soon as it returns (a WebSocket
+    // event: each is a task of its own).
+    enum class Drain : std::uint8_t { AtBatchEnd, AfterCall };
 
-    // True while a batch runs (see runBatch): JavaScript called now runs no microtask or process.nextTick callback
-    // before the call returns.
-    bool inBatch() const noexcept { return batch_ != nullptr; }
+    // Calls fn from a loop callback the way Node calls its own callbacks, with `this` the global object, inside a
+    // callback scope (see runBatch for which): outside any batch (called from JavaScript, as when res.close() runs
+    // onAborted), through node::MakeCallback. A thrown exception goes to Node's uncaught-exception path (process
+    // 'uncaughtException', or exit with the stack, as for any Node callback) and never propagates into the core.
+    // Returns true when fn returned normally (its value in *result when given); false when it threw, or when
+    // JavaScript cannot run any more. The caller holds a HandleScope and has entered context().
+    bool callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
+                      v8::Local<v8::Value>* result = nullptr, Drain drain = Drain::AtBatchEnd);
 
     // Ends the scope of a handler that returned with its work still open (a response pending, an upgrade not made
     // yet) the way uWebSockets.js ends every call into JavaScript: the process.nextTick callbacks and microtasks
     // queued so far run now, so that the code after an already-resolved await runs inside the handler's scope (req
-    // readable, res.upgrade allowed, no 500 for the response it completes). Inside a batch, closes the batch's
-    // callback scope; the next call into JavaScript opens another. Does nothing where they cannot run: when
-    // JavaScript is running below this call (the core callback of a JavaScript call, or the closing of the scope
-    // itself), and outside a batch, where node::MakeCallback has already run them when it could.
+    // readable, res.upgrade allowed, no 500 for the response it completes). Does nothing where they cannot run
+    // (JavaScript running below this call: the core callback of a JavaScript call, or the running of the queues
+    // itself) and where they have run already (the call was a task of its own, or came from outside a batch).
     void endHandlerScope();
 
-    // CallbackBatchRunner: every App of this environment runs its loop callbacks through here. A batch opens
-    // its callback scope lazily, at its first call into JavaScript (a batch that calls none costs a few
-    // stores), and closes it at its end: what node:http does for the requests of one read.
-    void runBatch(void (*body)(void*), void* argument) override;
+    // CallbackBatchRunner: every App of this environment runs its loop callbacks through here, and each call
+    // into JavaScript gets a callback scope without a heap allocation where possible (node::CallbackScope
+    // allocates its inner scope; node::MakeCallback keeps it on the stack):
+    // - a batch serving kSharedScopeMinSources sources or more (the sockets one poll found ready) runs whole
+    //   inside node::MakeCallback of a native trampoline: one scope for all its calls, its queues run at its end
+    //   (what node:http does for the requests of one read, across the read's sockets);
+    // - in any other batch, the first kTaskCallsPerBatch calls, and every call that wants its queues run at once
+    //   (Drain::AfterCall), are tasks of their own through node::MakeCallback, as uWebSockets.js makes every
+    //   call; a further call (pipelined requests) opens a node::CallbackScope for the rest of the batch, whose
+    //   one allocation is then shared by all of them.
+    void runBatch(void (*body)(void*), void* argument, std::uint32_t sources) override;
+
+    // From this many sources up, a batch shares one callback scope (see runBatch).
+    static constexpr std::uint32_t kSharedScopeMinSources = 2;
+    // In a batch that does not, this many calls are tasks of their own before it opens a scope for the rest: two
+    // tasks cost less than a task and a node::CallbackScope (a handler and its body's onData, in one read).
+    static constexpr std::uint32_t kTaskCallsPerBatch = 2;
 
 private:
+    // The body of a batch run through the trampoline, and whether the trampoline ran it.
+    struct SharedBody {
+        void (*body)(void*);
+        void* argument;
+        bool ran;
+    };
+    static void runBatchTrampoline(const v8::FunctionCallbackInfo<v8::Value>& args);
+
     AddonState(v8::Isolate* isolate, v8::Local<v8::Context> context);
     ~AddonState();
 
@@ -118,7 +137,9 @@ private:
     Handle<v8::Object> responseBoilerplate_;
     Handle<v8::Object> requestBoilerplate_;
     Handle<v8::Object> receiver_;
-    Handle<v8::Function> tickRunner_;  // process._tickCallback, for endHandlerScope
+    Handle<v8::Function> tickRunner_;       // process._tickCallback, for endHandlerScope
+    Handle<v8::Function> batchTrampoline_;  // runs sharedBody_ (runBatch)
+    SharedBody* sharedBody_ = nullptr;
     Handle<v8::Object> webSocketBoilerplate_;
     Handle<v8::FunctionTemplate> upgradeContextClass_;
     Handle<v8::ObjectTemplate> appTemplate_;

@@ -14,7 +14,7 @@ namespace loopwire::addon {
 
 void JsWebSocketEvents::call(HandlerIndex index, int argc, v8::Local<v8::Value>* argv) {
     if (handlers_[index].empty() || !state_.canCallJavaScript()) return;
-    state_.callFromLoop(handlers_[index].get(state_.isolate()), argc, argv);
+    state_.callFromLoop(handlers_[index].get(state_.isolate()), argc, argv, nullptr, AddonState::Drain::AfterCall);
     // Every event is a task of its own, as in uWebSockets.js: what the handler queued runs before the next event,
     // and before the bytes lent to it are taken back.
     state_.endHandlerScope();

@@ -176,15 +176,16 @@ public:
 
     // The runner every batch of callbacks goes through from now on (null: called directly, the default).
     void setBatchRunner(CallbackBatchRunner* runner) noexcept { batchRunner_ = runner; }
-    // Runs body() as one batch: through the runner when there is one, else directly (inlined).
+    // Runs body() as one batch serving `sources` event sources (CallbackBatchRunner): through the runner when there
+    // is one, else directly (inlined).
     template <typename Body>
-    void runBatch(Body&& body) {
+    void runBatch(Body&& body, std::uint32_t sources = 1) {
         if (batchRunner_ == nullptr) {
             body();
             return;
         }
         batchRunner_->runBatch([](void* argument) { (*static_cast<std::remove_reference_t<Body>*>(argument))(); },
-                               &body);
+                               &body, sources);
     }
 
     // Descriptors watched right now (for tests and leak checks).

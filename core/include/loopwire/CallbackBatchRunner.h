@@ -7,13 +7,19 @@
 // epoll_wait reported (and the deferred tasks); for libuv, each callback libuv makes (one descriptor's readiness,
 // the timers, a wakeup), since nothing may stay open across them. Set with App::setBatchRunner (before run(),
 // on the loop thread). runBatch() must call body(argument) exactly once, on the loop thread; batches never nest.
+//
+// `sources` says how many event sources the batch serves (the descriptors one wait reported; 1 for the timers, a
+// wakeup or the connections resumed after a batch): a hint of how many calls into the runtime it may make, for a
+// runner that sets up something worth sharing only among several.
 #pragma once
+
+#include <cstdint>
 
 namespace loopwire {
 
 class CallbackBatchRunner {
 public:
-    virtual void runBatch(void (*body)(void*), void* argument) = 0;
+    virtual void runBatch(void (*body)(void*), void* argument, std::uint32_t sources) = 0;
 
 protected:
     ~CallbackBatchRunner() = default;

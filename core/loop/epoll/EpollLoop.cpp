@@ -2,6 +2,7 @@
 
 #include "base/Check.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <cstdint>
@@ -70,8 +71,9 @@ void EpollLoop::run() {
         if (stopRequested_ || !hasWork()) break;
         int ready = set_.wait(timeoutMs);
         updateNow();
-        // Every descriptor one epoll_wait reported, and the wakeup, are one batch.
-        runBatch([this, ready] { dispatchReady(ready); });
+        // Every descriptor one epoll_wait reported, and the wakeup, are one batch (of at least one source: a wait
+        // that timed out or was interrupted still runs the deferred tasks).
+        runBatch([this, ready] { dispatchReady(ready); }, static_cast<std::uint32_t>(std::max(ready, 1)));
         afterCallbacks();
     }
     runDeferred();

@@ -106,7 +106,7 @@ void UvLoop::onReady(uv_poll_t* poll, int status, int) {
     if (status < 0) return;
     self->updateNow();
     int ready = self->set_.wait(0);
-    if (ready > 0) self->runBatch([self, ready] { self->set_.dispatch(ready); });
+    if (ready > 0) self->runBatch([self, ready] { self->set_.dispatch(ready); }, static_cast<std::uint32_t>(ready));
     self->afterCallbacks();
 }
 

@@ -184,13 +184,16 @@ TEST_P(LoopBackends, DateIsAnImfFixdate) {
     EXPECT_EQ(date[3], ',');
 }
 
-// Counts batches, and whether each callback ran inside one.
+// Counts batches, and whether each callback ran inside one; keeps the sources of the batch running now.
 struct CountingRunner : CallbackBatchRunner {
     int batches = 0;
     bool inBatch = false;
-    void runBatch(void (*body)(void*), void* argument) override {
+    std::uint32_t sources = 0;
+    void runBatch(void (*body)(void*), void* argument, std::uint32_t batchSources) override {
         EXPECT_FALSE(inBatch) << "batches never nest";
+        EXPECT_GE(batchSources, 1u);
         ++batches;
+        sources = batchSources;
         inBatch = true;
         body(argument);
         inBatch = false;
@@ -227,7 +230,7 @@ TEST_P(LoopBackends, EveryCallbackRunsInsideABatch) {
 }
 
 // Descriptors that become ready together are handled in one batch (in Node: one callback scope for all the
-// requests of a loop iteration), on both backends.
+// requests of a loop iteration), on both backends, and the batch says how many they are.
 TEST_P(LoopBackends, DescriptorsReadyTogetherShareOneBatch) {
     auto loop = makeLoop();
     CountingRunner runner;
@@ -236,8 +239,10 @@ TEST_P(LoopBackends, DescriptorsReadyTogetherShareOneBatch) {
         CountingRunner& runner;
         int batch = -1;
         Watcher(Loop& l, CountingRunner& r) : PipeWatcher(l), runner(r) {}
+        std::uint32_t sources = 0;
         void onIo(std::uint32_t events) override {
             batch = runner.batches;
+            sources = runner.sources;
             PipeWatcher::onIo(events);
         }
     };
@@ -260,6 +265,8 @@ TEST_P(LoopBackends, DescriptorsReadyTogetherShareOneBatch) {
     EXPECT_EQ(first.batch, second.batch);
     EXPECT_EQ(second.batch, third.batch);
     EXPECT_GT(first.batch, timerBatch);
+    // The runner is told how many descriptors the batch serves (at least these three).
+    EXPECT_GE(first.sources, 3u);
     loop->setBatchRunner(nullptr);
 }
 
