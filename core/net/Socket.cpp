@@ -337,8 +337,30 @@ void Socket::readOnce(bool peerEnded) {
         readEncrypted(peerEnded);
         return;
     }
+    // Apart from the fast path, so that a connection past its PROXY header (or without one to wait for) pays one
+    // test for it per read and nothing else.
+    if (proxy_.awaiting()) [[unlikely]] {
+        readBehindProxyHeader(peerEnded);
+        return;
+    }
     char* buffer = loop_.receiveBuffer();
-    const std::size_t carried = proxy_.awaiting() ? proxy_.restoreCarried(buffer, Loop::kReceiveBufferBytes) : 0;
+    ssize_t received;
+    do {
+        received = ::recv(fd(), buffer, Loop::kReceiveBufferBytes, 0);
+    } while (received < 0 && errno == EINTR);
+    if (received > 0) {
+        onData(buffer, static_cast<std::size_t>(received));
+        if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == Loop::kReceiveBufferBytes)) {
+            readAgainLater();
+        }
+        return;
+    }
+    endOfRead(received);
+}
+
+void Socket::readBehindProxyHeader(bool peerEnded) {
+    char* buffer = loop_.receiveBuffer();
+    const std::size_t carried = proxy_.restoreCarried(buffer, Loop::kReceiveBufferBytes);
     const std::size_t room = Loop::kReceiveBufferBytes - carried;
     ssize_t received;
     do {
@@ -347,10 +369,14 @@ void Socket::readOnce(bool peerEnded) {
     if (received > 0) {
         char* data = buffer;
         std::size_t length = carried + static_cast<std::size_t>(received);
-        if (!proxy_.awaiting() || readProxyHeader(data, length)) onData(data, length);
+        if (readProxyHeader(data, length)) onData(data, length);
         if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
         return;
     }
+    endOfRead(received);
+}
+
+void Socket::endOfRead(ssize_t received) {
     if (received == 0) {
         endOfStream();
         return;

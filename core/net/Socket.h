@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <sys/types.h>
 
 namespace loopwire {
 
@@ -146,6 +147,10 @@ private:
     bool writeSlowly(std::string_view data);
     // peerEnded: the readiness report said the peer's FIN had arrived (see readAgainLater).
     void readOnce(bool peerEnded);
+    // readOnce while a PROXY header may still come (the carried bytes of an earlier read go in front).
+    void readBehindProxyHeader(bool peerEnded);
+    // A plain read that brought nothing: the peer's FIN (0), nothing yet (EAGAIN), or an error, which closes.
+    void endOfRead(ssize_t received);
     void readEncrypted(bool peerEnded);
     // While a PROXY header may still come: decides on the bytes of a read (the carried ones in front), moving data
     // past the header; false when nothing goes on to the protocol now (the header waits for more, or the socket
