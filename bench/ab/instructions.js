@@ -9,6 +9,9 @@
 //     instructions per request = (Ir(requests[1]) - Ir(requests[0])) / (requests[1] - requests[0]).
 // The load uses few connections (1 by default) so that every request takes the same path through the loop:
 // with many, how many events one epoll_wait returns varies from run to run, and the count with it.
+// A Node server gets fixed V8 seeds (seededArgv): V8 draws its hash seed at random at startup and then searches for
+// primes derived from it, a few million instructions that vary from one start to the next (8 to 16 million for
+// Node 20), which did not cancel and moved the count of a WebSocket echo by up to 200 instructions per message.
 const fs = require('node:fs');
 const path = require('node:path');
 const { startServer, withPort } = require('./server');
@@ -22,6 +25,17 @@ const VALGRIND_START_TIMEOUT_MS = 120000;
 const VALGRIND_STOP_TIMEOUT_MS = 60000;
 // Generous: a request under callgrind costs well under a millisecond on one connection.
 const VALGRIND_SECONDS_PER_REQUEST = 0.01;
+
+// Fixed seeds for V8's hash seed and random generator, the same for every run: startup is then the same work each
+// time (to some ten thousand instructions, where a random seed made it differ by millions).
+const NODE_SEED_FLAGS = ['--hash-seed=1213897313', '--random-seed=1213897313'];
+
+// argv with NODE_SEED_FLAGS after the executable when it runs Node (the executable running the runner, or one named
+// node); any other argv unchanged.
+function seededArgv(argv) {
+  const isNode = argv[0] === process.execPath || /^node(\d+)?$/.test(path.basename(argv[0] ?? ''));
+  return isNode ? [argv[0], ...NODE_SEED_FLAGS, ...argv.slice(1)] : argv;
+}
 
 // The total instruction count of a callgrind output file: its "totals:" line (or "summary:" in older files).
 function parseCallgrindTotal(text) {
@@ -53,7 +67,7 @@ async function countInstructions({ server, scenario, lwload, cpus, outDir, label
     const { argv, fixedPort } = await withPort(server);
     const valgrind = ['valgrind', '--tool=callgrind', '--trace-children=yes',
       `--callgrind-out-file=${path.join(outDir, `${prefix}%p.out`)}`];
-    const running = await startServer({ argv: [...valgrind, ...argv], cwd: server.cwd, cpu: cpus.server, fixedPort,
+    const running = await startServer({ argv: [...valgrind, ...seededArgv(argv)], cwd: server.cwd, cpu: cpus.server, fixedPort,
       label: `${label} (callgrind)`, startTimeoutMs: VALGRIND_START_TIMEOUT_MS });
     try {
       const result = await runLoad({ lwload, cpu: cpus.load,
@@ -68,4 +82,5 @@ async function countInstructions({ server, scenario, lwload, cpus, outDir, label
   return { perRequest: perRequest(runs), runs };
 }
 
-module.exports = { DEFAULT_REQUESTS, DEFAULT_CONNECTIONS, parseCallgrindTotal, perRequest, countInstructions };
+module.exports = { DEFAULT_REQUESTS, DEFAULT_CONNECTIONS, NODE_SEED_FLAGS, parseCallgrindTotal, perRequest, seededArgv,
+  countInstructions };
