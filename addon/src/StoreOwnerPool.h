@@ -6,8 +6,8 @@
 // slots at a time, so lending allocates nothing once the pool holds as many slots as buffers are alive at once.
 //
 // V8 releases a backing store from whichever thread drops the last reference (a garbage collector thread, or a
-// worker the buffer was transferred to), so the pool is process-wide and locked. Its slots are never returned to
-// the system: they are bounded by the most lent buffers alive at one time.
+// worker the buffer was transferred to), so the pool is process-wide and locked (by a SpinLock). Its slots are never
+// returned to the system: they are bounded by the most lent buffers alive at one time.
 #pragma once
 
 #include "V8Headers.h"
