@@ -125,16 +125,15 @@ AppWrap& AddonState::adopt(std::unique_ptr<AppWrap> app) {
 // One batch of loop callbacks, on the stack of runBatch. V8 requires handle scopes, entered contexts and
 // TryCatch blocks to close in the reverse order of their opening, so the batch opens, before any callback of the
 // batch opens its own, its handle scope (which holds the scope's resource object: Node keeps it as a Local while a
-// callback scope is open) and enters the environment's context. The callback scope its calls run in is one of
-// three (BatchScope, see the header's runBatch for why).
+// callback scope is open) and enters the environment's context, unless it is the current one already: Node runs
+// its event loop, main thread and workers alike, inside its context, and entering and leaving it again cost 80
+// instructions a batch. The callback scope its calls run in is one of three (BatchScope, see the header's runBatch
+// for why).
 class AddonState::Batch {
 public:
     explicit Batch(AddonState& state)
-        : state_(state),
-          handles_(state.isolate_),
-          context_(state.context()),
-          contextScope_(context_),
-          resource_(state.receiver()) {
+        : state_(state), handles_(state.isolate_), context_(state.context()), resource_(state.receiver()) {
+        if (state.isolate_->GetCurrentContext() != context_) contextScope_.emplace(context_);
         state_.batch_ = this;
     }
     ~Batch() {
@@ -218,7 +217,7 @@ private:
     std::uint32_t topCalls_ = 0;  // calls made with no JavaScript running
     v8::HandleScope handles_;
     v8::Local<v8::Context> context_;
-    v8::Context::Scope contextScope_;
+    std::optional<v8::Context::Scope> contextScope_;  // empty when the context was entered already
     v8::Local<v8::Object> resource_;
     std::optional<node::CallbackScope> ownScope_;
 };
@@ -233,6 +232,8 @@ void AddonState::runBatchTrampoline(const v8::FunctionCallbackInfo<v8::Value>& a
 
 void AddonState::runBatch(void (*body)(void*), void* argument, std::uint32_t sources) {
     Batch batch(*this);
+    // A shared scope cannot be closed early, so a handler that leaves its response open needs Node's queue runner
+    // (runQueued) to end its scope; without one, the batch takes the per-call scopes, which can.
     if (sources >= kSharedScopeMinSources && !batchTrampoline_.empty() && !tickRunner_.empty() && !tearingDown_) {
         batch.runShared(body, argument);
     } else {
