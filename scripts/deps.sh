@@ -15,7 +15,8 @@ for arg in "$@"; do
   esac
 done
 
-packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libssl-dev openssl googletest libgtest-dev curl wrk)
+packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libssl-dev openssl googletest libgtest-dev curl wrk
+          redis-server)
 if [ "$set_name" = full ]; then
   packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind chromium
              g++-aarch64-linux-gnu qemu-user)

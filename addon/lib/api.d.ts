@@ -252,8 +252,20 @@ export interface TemplatedApp {
     ws<UserData>(pattern: RecognizedString, behavior: WebSocketBehavior<UserData>): TemplatedApp;
     /** Sends to every subscriber of topic, after the current callbacks. Returns whether it has any. */
     publish(topic: RecognizedString, message: RecognizedString, isBinary?: boolean, compress?: boolean): boolean;
-    /** The number of WebSockets subscribed to topic. */
+    /** The number of WebSockets of this App subscribed to topic (not those of other Apps of a cluster). */
     numSubscribers(topic: RecognizedString): number;
+    /**
+     * Pub/sub across processes and machines (docs/node/pubsub-cluster.md): from now on every publish of this App
+     * (app.publish, ws.publish) also goes to the Redis server at url (redis://[[user]:password@]host[:port]), and
+     * what other Apps connected with the same prefix publish reaches this App's subscribers. Connects in the
+     * background and reconnects on its own; a url that is not a redis:// URL throws a TypeError. Replaces an
+     * earlier connection; app.close() ends it.
+     */
+    connectPubSub(url: string, options?: PubSubOptions): TemplatedApp;
+    /** Ends the link to Redis (queued publishes are dropped); local pub/sub goes on. */
+    disconnectPubSub(): TemplatedApp;
+    /** The link's state and counters (state "closed" and zeros when not connected). */
+    getPubSubStats(): PubSubStats;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
     /**
@@ -284,6 +296,52 @@ export interface TemplatedApp {
      * from then on. ip is accepted for compatibility: the peer's address is read from the socket.
      */
     adoptSocket(fd: number, ip?: RecognizedString): TemplatedApp;
+}
+
+/** Options of app.connectPubSub. Delays and intervals are in milliseconds. */
+export interface PubSubOptions {
+    /** Every channel is prefix + topic, so that applications sharing a Redis stay apart. Default "loopwire:". */
+    prefix?: string;
+    /** Bytes of publishes that may wait while Redis is away or slow; past it they are dropped. Default 8 MiB. */
+    maxQueuedBytes?: number;
+    /** The first reconnection delay, doubled per failure up to reconnectMaxDelay, jittered. Defaults 100, 5000. */
+    reconnectMinDelay?: number;
+    reconnectMaxDelay?: number;
+    /** A connection attempt (lookup, connect, handshake) that takes longer fails. Default 5000. */
+    connectTimeout?: number;
+    /** A silent connection is pinged after this long and dropped after twice as long. Default 5000. */
+    pingInterval?: number;
+    /** Called each time the link is (again) connected, subscribed and sending what was queued. */
+    ready?: () => void;
+    /** Called when an attempt fails, the link breaks or publishes are dropped (printed to stderr when absent). */
+    error?: (error: PubSubError) => void;
+}
+
+/** What the error callback of app.connectPubSub receives. */
+export interface PubSubError extends Error {
+    /** "ECONNREFUSED", "ETIMEDOUT", "EAI_NONAME", "WRONGPASS", "NOAUTH", "PROTOCOL", "QUEUE_FULL", "CLOSED"... */
+    code: string;
+    /** "error": an attempt failed or Redis refused a command; "disconnected": the link broke (it reconnects);
+     * "dropped": publishes are being dropped because the queue is full. */
+    kind: 'error' | 'disconnected' | 'dropped';
+}
+
+/** What app.getPubSubStats() returns. */
+export interface PubSubStats {
+    state: 'connecting' | 'ready' | 'disconnected' | 'closed';
+    /** Messages written to Redis. */
+    published: number;
+    /** Messages from other Apps given to this App's subscribers. */
+    delivered: number;
+    /** Publishes dropped because the queue was full. */
+    dropped: number;
+    /** Connections made after the first one. */
+    reconnects: number;
+    /** Failed attempts and error replies. */
+    errors: number;
+    /** Publishes waiting for Redis, and their bytes. */
+    queuedMessages: number;
+    queuedBytes: number;
 }
 
 /**

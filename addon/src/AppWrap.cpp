@@ -65,6 +65,9 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("addChildAppDescriptor", &addChildAppDescriptor)
         .method("removeChildAppDescriptor", &removeChildAppDescriptor)
         .method("adoptSocket", &adoptSocket)
+        .method("connectPubSub", &connectPubSub)
+        .method("disconnectPubSub", &disconnectPubSub)
+        .method("getPubSubStats", &getPubSubStats)
         .build();
 }
 

@@ -14,6 +14,9 @@
 // Server names: addServerName, removeServerName, missingServerName and domain exist on every App, as in
 // uWebSockets.js; on a plain App they are accepted and have no effect.
 //
+// Pub/sub across processes: connectPubSub(url, options), disconnectPubSub() and getPubSubStats()
+// (AppPubSub.cpp) connect the App's topics to a Redis server through the core's broker link.
+//
 // Threads: getDescriptor, addChildAppDescriptor, removeChildAppDescriptor and adoptSocket (AppDescriptors.cpp)
 // let an App on one thread hand the sockets it accepts to Apps on worker threads; descriptors are numbers checked
 // against a registry the process shares, so a wrong one throws instead of crashing.
@@ -95,12 +98,18 @@ private:
     static void addChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void removeChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void adoptSocket(const v8::FunctionCallbackInfo<v8::Value>& args);
+    // Pub/sub across processes (AppPubSub.cpp): connectPubSub, disconnectPubSub, getPubSubStats.
+    static void connectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void disconnectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getPubSubStats(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     static AppWrap& unwrap(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Calls the listen callback (args[callbackIndex]) with a token for socket, or false when it is null.
     void answerListen(const v8::FunctionCallbackInfo<v8::Value>& args, int callbackIndex, ListenSocket* socket);
     // Calls the missingServerName callback (during a handshake).
     void askForServerName(std::string_view hostname);
+    // Calls the connectPubSub options' ready or error callback for an event of the link (from the loop).
+    void reportPubSubEvent(const PubSubEvent& event);
     // Prints, once per App, that a route pattern not starting with '/' was accepted but can never match.
     void warnUnmatchablePattern(const std::string& method, std::string_view pattern);
 
@@ -111,6 +120,8 @@ private:
     std::uint32_t dispatchDepth_ = 0;          // route handlers running right now
     bool warnedUnmatchablePattern_ = false;
     Handle<v8::Function> onMissingServerName_;
+    Handle<v8::Function> onPubSubReady_;
+    Handle<v8::Function> onPubSubError_;
     std::uint64_t descriptor_ = 0;  // the number getDescriptor() returned, once it has been called
 };
 

@@ -84,6 +84,13 @@ public:
             f(std::string_view(topic->name));
     }
 
+    // Calls f(std::string_view topic) for every topic that has subscribers.
+    template <typename F>
+    void forEachTopicName(F&& f) const {
+        for (const auto& entry : topics_)
+            f(entry.first);
+    }
+
     std::size_t subscriberCount(std::string_view topicName) const {
         const Topic* topic = findTopic(topicName);
         return topic == nullptr ? 0 : topic->subscribers.size();

@@ -7,6 +7,8 @@
 #include "ws/WebSocketContext.h"
 #include "ws/WebSocketServer.h"
 
+#include <cstdio>
+
 namespace loopwire {
 
 const char* WebSocketSettings::check() const noexcept {
@@ -47,6 +49,27 @@ bool App::publish(std::string_view topic, std::string_view message, OpCode opCod
 std::size_t App::numSubscribers(std::string_view topic) const {
     if (server_->extension() == nullptr) return 0;
     return WebSocketServer::of(*server_).topics().subscriberCount(topic);
+}
+
+bool App::tryConnectPubSub(const PubSubOptions& options, PubSubEventHandler events, std::string& error) {
+    return WebSocketServer::of(*server_).connectBroker(options, std::move(events), error);
+}
+
+App& App::connectPubSub(const PubSubOptions& options, PubSubEventHandler events) {
+    std::string error;
+    if (!tryConnectPubSub(options, std::move(events), error)) {
+        std::fprintf(stderr, "loopwire: connectPubSub: %s\n", error.c_str());
+    }
+    return *this;
+}
+
+void App::disconnectPubSub() noexcept {
+    if (server_->extension() != nullptr) WebSocketServer::of(*server_).disconnectBroker();
+}
+
+PubSubStats App::pubSubStats() const noexcept {
+    if (server_->extension() == nullptr) return {};
+    return WebSocketServer::of(*server_).brokerStats();
 }
 
 AnyWebSocket* HttpResponse::upgradeWith(std::string_view key, std::string_view protocol, std::string_view extensions,

@@ -535,6 +535,7 @@ bool WebSocketConnection::unsubscribe(std::string_view topic) {
 }
 
 bool WebSocketConnection::reportSubscription(std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
+    server().subscriptionChanged(topic, change);
     if (change.changed && context_.events().wantsSubscriptionEvents()) {
         context_.events().subscription(this, topic, static_cast<int>(change.newCount),
                                        static_cast<int>(change.oldCount));

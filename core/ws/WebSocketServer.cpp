@@ -1,6 +1,7 @@
 #include "WebSocketServer.h"
 
 #include "ws/ServerFrameHeader.h"
+#include "ws/Utf8Validator.h"
 #include "ws/WebSocketConnection.h"
 #include "ws/WebSocketContext.h"
 
@@ -47,6 +48,7 @@ WebSocketServer::WebSocketServer(HttpServer& http) : http_(http), sockets_(http.
 
 WebSocketServer::~WebSocketServer() {
     loop().cancelFlush(*this);
+    broker_.reset();
     sockets_.closeAll();
 }
 
@@ -60,10 +62,57 @@ WebSocketContext& WebSocketServer::addContext(std::unique_ptr<WebSocketContext> 
     return *contexts_.back();
 }
 
-void WebSocketServer::close() noexcept { sockets_.closeAll(); }
+void WebSocketServer::close() noexcept {
+    disconnectBroker();
+    sockets_.closeAll();
+}
 
 bool WebSocketServer::publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
                               const WebSocketConnection* sender) {
+    // The broker's copy first: its order among the publishes of this App is the order they were made in, whatever
+    // the local delivery does with them (it may hold them until a drain is over).
+    if (broker_) broker_->publish(topic, message, opCode != OpCode::Text, compress);
+    return publishLocal(topic, message, opCode, compress, sender) || broker_ != nullptr;
+}
+
+void WebSocketServer::subscriptionChanged(std::string_view topic, TopicTree<WebSocketConnection>::Change change) {
+    if (broker_ && change.changed && (change.oldCount == 0) != (change.newCount == 0)) {
+        broker_->setInterest(topic, change.newCount > 0);
+    }
+}
+
+bool WebSocketServer::connectBroker(const PubSubOptions& options, PubSubEventHandler events, std::string& error) {
+    disconnectBroker();
+    brokerEvents_ = std::move(events);
+    broker_ = createBroker(loop(), options, *this, error);
+    if (!broker_) return false;
+    topics_.forEachTopicName([this](std::string_view topic) { broker_->setInterest(topic, true); });
+    return true;
+}
+
+void WebSocketServer::disconnectBroker() noexcept {
+    if (!broker_) return;
+    broker_->close();
+    broker_.reset();
+}
+
+PubSubStats WebSocketServer::brokerStats() const noexcept { return broker_ ? broker_->stats() : PubSubStats{}; }
+
+void WebSocketServer::onBrokerMessage(std::string_view topic, std::string_view message, BrokerMessageKind kind,
+                                      bool compress) {
+    OpCode opCode = kind == BrokerMessageKind::Text     ? OpCode::Text
+                    : kind == BrokerMessageKind::Binary ? OpCode::Binary
+                    : Utf8Validator::isValid(message)   ? OpCode::Text
+                                                        : OpCode::Binary;
+    publishLocal(topic, message, opCode, compress, nullptr);
+}
+
+void WebSocketServer::onBrokerEvent(const PubSubEvent& event) {
+    if (brokerEvents_) brokerEvents_(event);
+}
+
+bool WebSocketServer::publishLocal(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
+                                   const WebSocketConnection* sender) {
     if (draining_) {
         // The tree is being walked: this publish follows the batch being delivered.
         queued_.push_back({std::string(topic), std::string(message), opCode, compress, sender});
@@ -141,7 +190,7 @@ void WebSocketServer::deliverPublished() {
         std::vector<QueuedPublish> queued = std::move(queued_);
         queued_.clear();
         for (QueuedPublish& publish : queued)
-            this->publish(publish.topic, publish.message, publish.opCode, publish.compress, publish.sender);
+            publishLocal(publish.topic, publish.message, publish.opCode, publish.compress, publish.sender);
     }
 }
 

@@ -5,10 +5,13 @@
 // closes the WebSockets too. Publishing: publish() formats a message into a frame once (and compresses it once, for
 // the subscribers that can take a frame compressed without context), stores it in the topic tree and asks the loop
 // for a flush; the flush (or a direct send to any subscriber, which must not overtake an earlier publish) drains
-// the tree: each subscriber gets its messages of the batch in one write. Loop thread only.
+// the tree: each subscriber gets its messages of the batch in one write. With a broker (connectBroker), every
+// publish is also handed to it, what other Apps publish arrives through it and is delivered like a local publish,
+// and the broker is told when a topic gains its first local subscriber or loses its last. Loop thread only.
 #pragma once
 
 #include "base/ByteBuffer.h"
+#include "broker/PubSubBroker.h"
 #include "http/HttpServer.h"
 #include "loop/Loop.h"
 #include "net/Socket.h"
@@ -16,6 +19,7 @@
 #include "ws/Deflater.h"
 #include "ws/Inflater.h"
 
+#include <loopwire/PubSubOptions.h>
 #include <loopwire/WebSocket.h>
 
 #include <array>
@@ -30,7 +34,7 @@ namespace loopwire {
 class WebSocketConnection;
 class WebSocketContext;
 
-class WebSocketServer final : public ServerExtension, private FlushListener {
+class WebSocketServer final : public ServerExtension, private FlushListener, private PubSubBrokerListener {
 public:
     // The window the shared compressor of published messages uses: a subscriber takes the compressed frame when
     // it agreed to that window (the default) and to no context takeover.
@@ -53,9 +57,19 @@ public:
     void close() noexcept override;
     std::size_t connectionCount() const noexcept override { return sockets_.size(); }
 
-    // See the class comment. sender: a socket that publishes (it does not get the message), or null.
+    // See the class comment. sender: a socket that publishes (it does not get the message), or null. Returns
+    // whether local subscribers will get it, or a broker took it.
     bool publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
                  const WebSocketConnection* sender);
+    // A subscription change of a socket (TopicTree's Change): tells the broker when the topic's local count
+    // leaves or reaches 0.
+    void subscriptionChanged(std::string_view topic, TopicTree<WebSocketConnection>::Change change);
+
+    // Connects this App's pub/sub to the broker options.url names, replacing a previous one; false, with error
+    // saying why, when the options are not usable. events: told of what happens to the link (may be empty).
+    bool connectBroker(const PubSubOptions& options, PubSubEventHandler events, std::string& error);
+    void disconnectBroker() noexcept;
+    PubSubStats brokerStats() const noexcept;
     // Closes connection once the loop's current batch is over (a connection closeOnBackpressureLimit set dropping);
     // it stays allocated until then, since the loop frees sockets only after its flushes.
     void closeAfterBatch(WebSocketConnection& connection);
@@ -78,6 +92,12 @@ public:
 private:
     void onFlush() override;
     void deliverPublished();
+    // Delivers to this App's subscribers only.
+    bool publishLocal(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
+                      const WebSocketConnection* sender);
+    void onBrokerMessage(std::string_view topic, std::string_view message, BrokerMessageKind kind,
+                         bool compress) override;
+    void onBrokerEvent(const PubSubEvent& event) override;
 
     HttpServer& http_;
     SocketGroup sockets_;
@@ -99,6 +119,8 @@ private:
     };
     std::vector<QueuedPublish> queued_;
     std::vector<WebSocketConnection*> closeAfterBatch_;
+    std::unique_ptr<PubSubBroker> broker_;
+    PubSubEventHandler brokerEvents_;
 };
 
 }  // namespace loopwire

@@ -5,12 +5,15 @@
 // kMeasuredRequests keep-alive requests after kWarmupRequests and asserts the count did not move, on both loop
 // backends.
 #include "../integration/TestClient.h"
+#include "../integration/RedisServer.h"
 #include "../integration/TestServer.h"
 #include "pubsub/TopicTree.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -231,6 +234,73 @@ TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
         std::size_t before = gServerAllocations.load();
         echo(kMeasuredRequests);
         server.runOnLoop([](App&) {});
+        std::size_t after = gServerAllocations.load();
+        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
+    }
+}
+
+// Pub/sub across Apps through a real Redis: a message a WebSocket of one App publishes, sent to Redis, received by
+// another App and delivered to its subscriber, allocates nothing on either App once the buffers have grown.
+TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
+    ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh";
+    RedisServer redis;
+    ASSERT_TRUE(redis.running());
+    struct NoUserData {};
+    ServerOptions options;
+    options.backend = GetParam();
+    std::atomic<int> ready{0};
+    auto setup = [&](App& app) {
+        tCountAllocations = true;
+        app.ws<NoUserData>("/*", {.maxPayloadLength = 64 * 1024,
+                                  .open = [](WebSocket<NoUserData>* ws) { ws->subscribe("room"); },
+                                  .message = [](WebSocket<NoUserData>* ws, std::string_view message,
+                                                OpCode opCode) { ws->publish("room", message, opCode); }});
+        PubSubOptions pubsub;
+        pubsub.url = redis.url();
+        app.connectPubSub(pubsub, [&ready](const PubSubEvent& event) {
+            if (event.kind == PubSubEventKind::Ready) ++ready;
+        });
+    };
+    TestServer publisher(options, setup);
+    TestServer subscriber(options, setup);
+    auto upgrade = [](TestClient& client) {
+        client.send(
+            "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+        std::string head;
+        while (head.find("\r\n\r\n") == std::string::npos) {
+            std::string byte = client.readBytes(1);
+            if (byte.size() != 1) return false;
+            head += byte;
+        }
+        return head.rfind("HTTP/1.1 101 ", 0) == 0;
+    };
+    TestClient sender(publisher.port());
+    TestClient receiver(subscriber.port());
+    ASSERT_TRUE(upgrade(sender));
+    ASSERT_TRUE(upgrade(receiver));
+    // Both links ready and the subscriber's App subscribed in Redis (the sender's App too: its sender subscribed).
+    const std::string numsub = "*3\r\n$6\r\nPUBSUB\r\n$6\r\nNUMSUB\r\n$13\r\nloopwire:room\r\n";
+    for (int i = 0; i < 500 && !redis.command(numsub).ends_with(":2\r\n"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(ready.load(), 2);
+    for (std::size_t length : {std::size_t{20}, std::size_t{4096}}) {
+        SCOPED_TRACE(length);
+        const std::string frame = maskedBinaryFrame(length);
+        const std::size_t deliveredBytes = (length < 126 ? 2 : 4) + length;
+        auto relay = [&](int messages) {
+            for (int i = 0; i < messages; ++i) {
+                sender.send(frame);
+                ASSERT_EQ(receiver.readBytes(deliveredBytes).size(), deliveredBytes);
+            }
+        };
+        relay(kWarmupRequests);
+        publisher.runOnLoop([](App&) {});
+        subscriber.runOnLoop([](App&) {});
+        std::size_t before = gServerAllocations.load();
+        relay(kMeasuredRequests);
+        publisher.runOnLoop([](App&) {});
+        subscriber.runOnLoop([](App&) {});
         std::size_t after = gServerAllocations.load();
         EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
     }

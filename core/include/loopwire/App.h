@@ -20,6 +20,7 @@
 #include <loopwire/InlineFunction.h>
 #include <loopwire/LoopBackend.h>
 #include <loopwire/ProxyProtocol.h>
+#include <loopwire/PubSubOptions.h>
 #include <loopwire/SocketContextOptions.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
@@ -137,7 +138,22 @@ public:
     // had subscribers. Delivered after the current batch of callbacks (see WebSocket.h).
     bool publish(std::string_view topic, std::string_view message, OpCode opCode = OpCode::Binary,
                  bool compress = false);
+    // This App's own subscribers of topic: a cluster-wide count would cost a round trip to the broker.
     std::size_t numSubscribers(std::string_view topic) const;
+
+    // Pub/sub across processes and machines (docs/node/pubsub-cluster.md): from now on every publish of this App
+    // (App::publish, WebSocket::publish) also goes to the Redis server options.url names, and what the other Apps
+    // connected to it with the same prefix publish reaches this App's subscribers. The App subscribes to a topic's
+    // channel only while it has local subscribers. Connecting happens in the background; events (may be empty)
+    // is told when the link is ready, breaks, fails or drops publishes. Replaces an earlier connection. Returns
+    // false, with error saying why, when options are not usable (a malformed URL); connectPubSub(options) prints
+    // that to stderr instead. Allocates (set-up time). close() disconnects.
+    bool tryConnectPubSub(const PubSubOptions& options, PubSubEventHandler events, std::string& error);
+    App& connectPubSub(const PubSubOptions& options, PubSubEventHandler events = {});
+    // Ends the link (queued publishes are dropped); local pub/sub goes on. No-op when not connected.
+    void disconnectPubSub() noexcept;
+    // The link's counters and state (PubSubState::Closed, all zero, when not connected).
+    PubSubStats pubSubStats() const noexcept;
 
     App& listen(int port, ListenHandler handler);
     App& listen(std::string_view host, int port, ListenHandler handler);

@@ -1,0 +1,191 @@
+// The App's methods for pub/sub across processes (docs/node/pubsub-cluster.md): connectPubSub, disconnectPubSub
+// and getPubSubStats, over the core's App::tryConnectPubSub.
+//
+// The link's events come from the loop, inside a batch of callbacks (the broker reports them after the batch that
+// caused them), and reach JavaScript through AddonState::callFromLoop like every other loop callback: the options'
+// `ready()` and `error(err)`, err being an Error with `code` (PubSubEvent::code) and `kind` ("error",
+// "disconnected" or "dropped"). Without an `error` callback, errors are printed to stderr, so that a link that
+// cannot connect is never silent.
+#include "AppWrap.h"
+
+#include "AddonState.h"
+#include "BytesArgument.h"
+#include "Errors.h"
+#include "NumberArgument.h"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace loopwire::addon {
+
+namespace {
+
+using Args = v8::FunctionCallbackInfo<v8::Value>;
+
+// Longest delay or interval an option takes, in milliseconds: one hour.
+constexpr std::uint32_t kMaxOptionMs = 3600 * 1000;
+
+v8::Local<v8::String> text(v8::Isolate* isolate, std::string_view value) {
+    return v8::String::NewFromUtf8(isolate, value.data(), v8::NewStringType::kNormal, static_cast<int>(value.size()))
+        .ToLocalChecked();
+}
+
+bool getField(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* name, v8::Local<v8::Value>& out) {
+    return object->Get(isolate->GetCurrentContext(), text(isolate, name)).ToLocal(&out);
+}
+
+// Reads the integer option `name` (milliseconds or bytes) into target when it is given; false when it threw.
+template <typename T>
+bool readOptional(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, std::uint32_t min,
+                  std::uint32_t max, T& target) {
+    v8::Local<v8::Value> value;
+    if (!getField(isolate, options, name, value)) return false;
+    if (value->IsUndefined()) return true;
+    const std::string what = std::string("app.connectPubSub: options.") + name;
+    std::optional<std::uint32_t> read = readInteger(isolate, value, max, what.c_str());
+    if (!read) return false;
+    if (*read < min) {
+        throwRangeError(isolate, (what + " must be at least " + std::to_string(min)).c_str());
+        return false;
+    }
+    target = static_cast<T>(*read);
+    return true;
+}
+
+bool readCallback(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, Handle<v8::Function>& out) {
+    v8::Local<v8::Value> value;
+    if (!getField(isolate, options, name, value)) return false;
+    if (value->IsUndefined() || value->IsNull()) {
+        out = {};
+        return true;
+    }
+    if (!value->IsFunction()) {
+        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a function").c_str());
+        return false;
+    }
+    out = Handle<v8::Function>(isolate, value.As<v8::Function>());
+    return true;
+}
+
+const char* kindName(PubSubEventKind kind) {
+    switch (kind) {
+        case PubSubEventKind::Ready:
+            return "ready";
+        case PubSubEventKind::Disconnected:
+            return "disconnected";
+        case PubSubEventKind::Error:
+            return "error";
+        case PubSubEventKind::Dropped:
+            return "dropped";
+    }
+    return "error";
+}
+
+}  // namespace
+
+// Takes (url: string, options?: PubSubOptions); returns this. A url that is not a redis:// URL is a TypeError, an
+// option out of range a RangeError; connecting itself happens in the background and reports through the options'
+// callbacks.
+void AppWrap::connectPubSub(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    AppWrap& self = unwrap(args);
+    BytesArgument url;
+    if (!args[0]->IsString() || !url.read(isolate, args[0])) {
+        return throwTypeError(isolate, "app.connectPubSub: url must be a string");
+    }
+    PubSubOptions options;
+    options.url.assign(url.view());
+    Handle<v8::Function> ready;
+    Handle<v8::Function> error;
+    if (!args[1]->IsUndefined()) {
+        if (!args[1]->IsObject() || args[1]->IsFunction()) {
+            return throwTypeError(isolate, "app.connectPubSub: options must be an object");
+        }
+        v8::Local<v8::Object> object = args[1].As<v8::Object>();
+        v8::Local<v8::Value> prefix;
+        if (!getField(isolate, object, "prefix", prefix)) return;
+        if (!prefix->IsUndefined()) {
+            BytesArgument prefixBytes;
+            if (!prefix->IsString() || !prefixBytes.read(isolate, prefix)) {
+                return throwTypeError(isolate, "app.connectPubSub: options.prefix must be a string");
+            }
+            options.prefix.assign(prefixBytes.view());
+        }
+        if (!readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
+            !readOptional(isolate, object, "reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||
+            !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
+            !readOptional(isolate, object, "connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
+            !readOptional(isolate, object, "pingInterval", 1, kMaxOptionMs, options.pingIntervalMs) ||
+            !readCallback(isolate, object, "ready", ready) || !readCallback(isolate, object, "error", error)) {
+            return;
+        }
+        if (options.reconnectMaxDelayMs < options.reconnectMinDelayMs) {
+            return throwRangeError(isolate,
+                                   "app.connectPubSub: options.reconnectMaxDelay must not be below reconnectMinDelay");
+        }
+    }
+    self.onPubSubReady_ = std::move(ready);
+    self.onPubSubError_ = std::move(error);
+    std::string problem;
+    if (!self.app_.tryConnectPubSub(
+            options, [&self](const PubSubEvent& event) { self.reportPubSubEvent(event); }, problem)) {
+        return throwTypeError(isolate, ("app.connectPubSub: url: " + problem).c_str());
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (); returns this. Ends the link; local pub/sub goes on.
+void AppWrap::disconnectPubSub(const Args& args) {
+    AppWrap& self = unwrap(args);
+    self.app_.disconnectPubSub();
+    self.onPubSubReady_ = {};
+    self.onPubSubError_ = {};
+    args.GetReturnValue().Set(args.This());
+}
+
+// Takes (); returns { state, published, delivered, dropped, reconnects, errors, queuedMessages, queuedBytes }.
+void AppWrap::getPubSubStats(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    const PubSubStats stats = unwrap(args).app_.pubSubStats();
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Object> result = v8::Object::New(isolate);
+    auto set = [&](const char* name, v8::Local<v8::Value> value) {
+        result->Set(context, text(isolate, name), value).Check();
+    };
+    set("state", text(isolate, nameOf(stats.state)));
+    set("published", v8::Number::New(isolate, static_cast<double>(stats.published)));
+    set("delivered", v8::Number::New(isolate, static_cast<double>(stats.delivered)));
+    set("dropped", v8::Number::New(isolate, static_cast<double>(stats.dropped)));
+    set("reconnects", v8::Number::New(isolate, static_cast<double>(stats.reconnects)));
+    set("errors", v8::Number::New(isolate, static_cast<double>(stats.errors)));
+    set("queuedMessages", v8::Number::New(isolate, static_cast<double>(stats.queuedMessages)));
+    set("queuedBytes", v8::Number::New(isolate, static_cast<double>(stats.queuedBytes)));
+    args.GetReturnValue().Set(result);
+}
+
+void AppWrap::reportPubSubEvent(const PubSubEvent& event) {
+    const bool isReady = event.kind == PubSubEventKind::Ready;
+    const Handle<v8::Function>& callback = isReady ? onPubSubReady_ : onPubSubError_;
+    if (callback.empty() || !state_.canCallJavaScript()) {
+        if (!isReady) {
+            std::fprintf(stderr, "loopwire: pub/sub: %.*s (%.*s)\n", static_cast<int>(event.message.size()),
+                         event.message.data(), static_cast<int>(event.code.size()), event.code.data());
+        }
+        return;
+    }
+    v8::Isolate* isolate = state_.isolate();
+    v8::HandleScope handles(isolate);
+    if (isReady) {
+        state_.callFromLoop(callback.get(isolate), 0, nullptr);
+        return;
+    }
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, event.message)).As<v8::Object>();
+    error->Set(context, text(isolate, "code"), text(isolate, event.code)).Check();
+    error->Set(context, text(isolate, "kind"), text(isolate, kindName(event.kind))).Check();
+    v8::Local<v8::Value> argv[] = {error};
+    state_.callFromLoop(callback.get(isolate), 1, argv);
+}
+
+}  // namespace loopwire::addon

@@ -1,0 +1,28 @@
+// BrokerUrl: a broker's address as PubSubOptions::url gives it, parsed (pure; allocates the strings it keeps).
+//
+//     redis://[[user]:password@]host[:port][/db]
+//
+// The user and password may be percent-encoded. parse() returns an error message naming what is wrong, or an
+// empty string. rediss:// (TLS) is recognised and refused for now with its own message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace loopwire::broker {
+
+struct BrokerUrl {
+    static constexpr std::uint16_t kDefaultRedisPort = 6379;
+
+    std::string host;  // without the brackets of an IPv6 address
+    std::uint16_t port = kDefaultRedisPort;
+    std::string user;  // empty: the default user
+    std::string password;
+    bool hasPassword = false;
+
+    // Fills *this from url; returns an empty string, or what is wrong with url.
+    std::string parse(std::string_view url);
+};
+
+}  // namespace loopwire::broker

@@ -1,0 +1,632 @@
+#include "RedisBroker.h"
+
+#include "base/Check.h"
+#include "broker/BrokerEnvelope.h"
+#include "broker/RespReader.h"
+#include "broker/RespWriter.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace loopwire {
+
+std::string_view nameOf(PubSubState state) noexcept {
+    switch (state) {
+        case PubSubState::Connecting:
+            return "connecting";
+        case PubSubState::Ready:
+            return "ready";
+        case PubSubState::Disconnected:
+            return "disconnected";
+        case PubSubState::Closed:
+            return "closed";
+    }
+    return "closed";
+}
+
+std::unique_ptr<PubSubBroker> createBroker(Loop& loop, const PubSubOptions& options, PubSubBrokerListener& listener,
+                                           std::string& error) {
+    broker::BrokerUrl url;
+    error = url.parse(options.url);
+    if (!error.empty()) return nullptr;
+    if (options.reconnectMinDelayMs == 0 || options.reconnectMaxDelayMs < options.reconnectMinDelayMs) {
+        error = "reconnectMinDelayMs must be at least 1 and at most reconnectMaxDelayMs";
+        return nullptr;
+    }
+    if (options.connectTimeoutMs == 0 || options.pingIntervalMs == 0) {
+        error = "connectTimeoutMs and pingIntervalMs must be at least 1";
+        return nullptr;
+    }
+    auto broker = std::make_unique<broker::RedisBroker>(loop, std::move(url), options, listener);
+    broker->start();
+    return broker;
+}
+
+namespace broker {
+
+// A name lookup in flight on its own thread. getaddrinfo blocks, so it never runs on the loop; the thread hands
+// the result back with Loop::defer. The broker may end first: it then clears `loop` (under the mutex, so the
+// thread never defers onto a loop that is going away) and sets `cancelled`, which the deferred task reads on the
+// loop thread before it touches the broker.
+struct ResolveRequest {
+    std::mutex mutex;
+    Loop* loop = nullptr;
+    bool cancelled = false;
+    int error = 0;
+    sockaddr_storage address{};
+    socklen_t length = 0;
+};
+
+namespace {
+
+std::uint64_t randomOrigin() {
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device();
+}
+
+std::string errnoCode(int error) {
+    const char* name = ::strerrorname_np(error);
+    return name != nullptr ? name : "EIO";
+}
+
+// The first word of an error reply ("WRONGPASS invalid username-password pair"): Redis's error code.
+std::string_view errorCode(std::string_view text) noexcept { return text.substr(0, text.find(' ')); }
+
+bool startsWithPublish(std::string_view command) noexcept {
+    resp::RespReader reader(command);
+    resp::RespValue array;
+    resp::RespValue name;
+    if (!reader.next(array) || array.type != resp::RespType::Array) return false;
+    resp::RespReader arguments = array.elements();
+    return arguments.next(name) && name.text == "PUBLISH";
+}
+
+}  // namespace
+
+RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener)
+    : loop_(loop),
+      url_(std::move(url)),
+      options_(options),
+      listener_(listener),
+      origin_(randomOrigin()),
+      attemptTimer_(loop, [this] { onTimer(); }),
+      pingTimer_(loop, [this] { onPingTick(); }) {
+    stats_.state = PubSubState::Connecting;
+}
+
+RedisBroker::~RedisBroker() { close(); }
+
+void RedisBroker::start() { beginAttempt(); }
+
+void RedisBroker::changeStatus(Status next) noexcept {
+    LW_CHECK(status_ != Status::Closed);
+    status_ = next;
+    switch (next) {
+        case Status::Resolving:
+        case Status::Connecting:
+        case Status::Handshaking:
+            stats_.state = PubSubState::Connecting;
+            break;
+        case Status::Ready:
+            stats_.state = PubSubState::Ready;
+            break;
+        case Status::Waiting:
+            stats_.state = PubSubState::Disconnected;
+            break;
+        case Status::Closed:
+            stats_.state = PubSubState::Closed;
+            break;
+    }
+}
+
+// ---- connecting ----
+
+void RedisBroker::beginAttempt() {
+    changeStatus(Status::Resolving);
+    attemptTimer_.start(options_.connectTimeoutMs);
+    const std::string port = std::to_string(url_.port);
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(url_.host.c_str(), port.c_str(), &hints, &found) == 0) {
+        onResolved(0, found->ai_addr, found->ai_addrlen);
+        ::freeaddrinfo(found);
+        return;
+    }
+    // A name: looked up on a thread of its own, so that a slow resolver never stalls the loop.
+    auto request = std::make_shared<ResolveRequest>();
+    request->loop = &loop_;
+    resolving_ = request;
+    std::thread([request, broker = this, host = url_.host, port] {
+        addrinfo nameHints{};
+        nameHints.ai_socktype = SOCK_STREAM;
+        nameHints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+        addrinfo* result = nullptr;
+        const int status = ::getaddrinfo(host.c_str(), port.c_str(), &nameHints, &result);
+        std::lock_guard lock(request->mutex);
+        request->error = status;
+        if (status == 0) {
+            std::memcpy(&request->address, result->ai_addr, result->ai_addrlen);
+            request->length = result->ai_addrlen;
+            ::freeaddrinfo(result);
+        }
+        if (request->loop == nullptr) return;
+        request->loop->defer([request, broker] {
+            // Not cancelled: the broker that asked still exists (its end cancels the request first).
+            if (request->cancelled) return;
+            broker->resolving_.reset();
+            broker->onResolved(request->error, reinterpret_cast<const sockaddr*>(&request->address), request->length);
+        });
+    }).detach();
+}
+
+void RedisBroker::onResolved(int error, const sockaddr* address, unsigned length) {
+    if (error != 0) {
+        fail(error == EAI_NONAME ? "EAI_NONAME" : "EAI_FAIL",
+             describe(std::string("cannot resolve the host: ") + ::gai_strerror(error)));
+        return;
+    }
+    const int fd = ::socket(address->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        const int socketError = errno;
+        fail(errnoCode(socketError), describe(std::string("cannot create a socket: ") + std::strerror(socketError)));
+        return;
+    }
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    changeStatus(Status::Connecting);
+    if (::connect(fd, address, static_cast<socklen_t>(length)) != 0 && errno != EINPROGRESS) {
+        const int connectError = errno;
+        ::close(fd);
+        fail(errnoCode(connectError), describe(std::string("cannot connect: ") + std::strerror(connectError)));
+        return;
+    }
+    loop_.watch(*this, fd, io::kWritable);
+    watchingWritable_ = true;
+}
+
+void RedisBroker::onConnectFinished() {
+    int error = 0;
+    socklen_t size = sizeof error;
+    if (::getsockopt(fd(), SOL_SOCKET, SO_ERROR, &error, &size) != 0) error = errno;
+    if (error != 0) {
+        fail(errnoCode(error), describe(std::string("cannot connect: ") + std::strerror(error)));
+        return;
+    }
+    changeStatus(Status::Handshaking);
+    loop_.setWatchedEvents(*this, io::kReadable);
+    watchingWritable_ = false;
+    // HELLO 3 switches to RESP3 (pushes and replies on one connection), authenticates when the URL says so, and
+    // names the connection for CLIENT LIST.
+    LW_CHECK(out_.empty());
+    if (url_.hasPassword) {
+        const std::string_view user = url_.user.empty() ? std::string_view("default") : std::string_view(url_.user);
+        resp::RespWriter::appendCommand(
+            out_, {"HELLO", "3", "AUTH", user, std::string_view(url_.password), "SETNAME", "loopwire"});
+    } else {
+        resp::RespWriter::appendCommand(out_, {"HELLO", "3", "SETNAME", "loopwire"});
+    }
+    writeOut();
+}
+
+void RedisBroker::becomeReady() {
+    attemptTimer_.stop();
+    changeStatus(Status::Ready);
+    if (everReady_) ++stats_.reconnects;
+    everReady_ = true;
+    failedAttempts_ = 0;
+    heardSinceTick_ = true;
+    pingOutstanding_ = false;
+    appendSubscriptions(true);
+    // What was published while the link was away follows the subscriptions, in the order it was published.
+    out_.append(queued_.view());
+    outPublishes_ += queuedMessages_;
+    stats_.published += queuedMessages_;
+    queued_.clear();
+    queuedMessages_ = 0;
+    if (queued_.capacity() > kMaxRetainedBufferBytes) queued_.release();
+    pingTimer_.start(options_.pingIntervalMs, options_.pingIntervalMs);
+    report(PubSubEventKind::Ready, "", describe("connected"));
+    writeOut();
+}
+
+void RedisBroker::onTimer() {
+    if (status_ == Status::Waiting) {
+        beginAttempt();
+        return;
+    }
+    if (status_ == Status::Resolving || status_ == Status::Connecting || status_ == Status::Handshaking) {
+        fail("ETIMEDOUT", describe("no connection within connectTimeoutMs"));
+    }
+}
+
+void RedisBroker::onPingTick() {
+    if (status_ != Status::Ready) return;
+    if (heardSinceTick_) {
+        heardSinceTick_ = false;
+        pingOutstanding_ = false;
+        return;
+    }
+    if (pingOutstanding_) {
+        fail("ETIMEDOUT", describe("no reply to PING for two ping intervals"));
+        return;
+    }
+    pingOutstanding_ = true;
+    resp::RespWriter::appendCommand(out_, {"PING"});
+    writeOut();
+}
+
+// ---- failing and closing ----
+
+void RedisBroker::fail(std::string_view code, std::string_view message) {
+    if (status_ == Status::Closed || status_ == Status::Waiting) return;
+    const bool wasReady = status_ == Status::Ready;
+    closeConnection();
+    if (!wasReady) ++stats_.errors;
+    report(wasReady ? PubSubEventKind::Disconnected : PubSubEventKind::Error, code, message);
+    changeStatus(Status::Waiting);
+    // Capped exponential backoff, each delay drawn between half and all of its step (so that the Apps of a
+    // cluster that lost the same Redis do not all come back at the same instant).
+    const std::uint32_t shift = std::min<std::uint32_t>(failedAttempts_, 20);
+    const std::uint64_t step =
+        std::min<std::uint64_t>(std::uint64_t{options_.reconnectMinDelayMs} << shift, options_.reconnectMaxDelayMs);
+    ++failedAttempts_;
+    thread_local std::minstd_rand jitter(static_cast<std::uint32_t>(origin_));
+    const std::uint64_t delay = step / 2 + jitter() % (step / 2 + 1);
+    attemptTimer_.start(std::max<std::uint64_t>(delay, 1));
+}
+
+void RedisBroker::closeConnection() noexcept {
+    pingTimer_.stop();
+    attemptTimer_.stop();
+    if (resolving_) {
+        std::lock_guard lock(resolving_->mutex);
+        resolving_->loop = nullptr;
+        resolving_->cancelled = true;
+    }
+    resolving_.reset();
+    if (isWatched()) {
+        const int descriptor = fd();
+        loop_.unwatch(*this);
+        ::close(descriptor);
+    }
+    watchingWritable_ = false;
+    requeueUnsent();
+    in_.clear();
+    if (in_.capacity() > kMaxRetainedBufferBytes) in_.release();
+    framer_.reset();
+    for (auto& [topic, state] : topics_)
+        state.sent = false;
+}
+
+// The whole PUBLISH commands not yet sent go back to the front of the queue (a command partly sent is lost with
+// the connection: Redis discards a command it did not receive whole). SUBSCRIBE and PING are not kept: the next
+// connection subscribes afresh.
+void RedisBroker::requeueUnsent() {
+    if (out_.empty()) return;
+    ByteBuffer kept;
+    std::size_t keptMessages = 0;
+    std::string_view unsent = out_.view().substr(std::min(outPartialBytes_, out_.size()));
+    resp::RespFramer framer;
+    while (!unsent.empty()) {
+        resp::RespResult command = framer.next(unsent);
+        if (command.status != resp::RespStatus::Complete) break;
+        if (startsWithPublish(unsent.substr(0, command.consumed))) {
+            kept.append(unsent.substr(0, command.consumed));
+            ++keptMessages;
+        }
+        unsent.remove_prefix(command.consumed);
+    }
+    stats_.published -= std::min<std::uint64_t>(stats_.published, keptMessages);
+    kept.append(queued_.view());
+    queued_ = std::move(kept);
+    queuedMessages_ += keptMessages;
+    out_.clear();
+    if (out_.capacity() > kMaxRetainedBufferBytes) out_.release();
+    outPublishes_ = 0;
+    outPartialBytes_ = 0;
+}
+
+void RedisBroker::close() noexcept {
+    if (status_ == Status::Closed) return;
+    closeConnection();
+    loop_.cancelFlush(*this);
+    changeStatus(Status::Closed);
+    events_.clear();
+}
+
+// ---- publishing and subscribing ----
+
+void RedisBroker::publish(std::string_view topic, std::string_view message, bool binary, bool compress) {
+    if (status_ == Status::Closed) return;
+    char envelopeBytes[BrokerEnvelope::kBytes];
+    const std::string_view envelope = BrokerEnvelope{binary, compress, origin_}.writeTo(envelopeBytes);
+    const resp::RespArgument channel(options_.prefix, topic);
+    const resp::RespArgument payload(envelope, message);
+    const std::size_t commandBytes = 4 + resp::RespWriter::encodedSize("PUBLISH") +
+                                     resp::RespWriter::encodedSize(channel) + resp::RespWriter::encodedSize(payload);
+    const bool ready = status_ == Status::Ready;
+    ByteBuffer& target = ready ? out_ : queued_;
+    if (target.size() + commandBytes > options_.maxQueuedBytes) {
+        ++stats_.dropped;
+        if (!dropping_) {
+            dropping_ = true;
+            report(PubSubEventKind::Dropped, "QUEUE_FULL",
+                   describe(ready ? "the broker does not read fast enough: publishes are being dropped"
+                                  : "the broker is away and the queue is full: publishes are being dropped"));
+        }
+        return;
+    }
+    dropping_ = false;
+    resp::RespWriter::appendCommand(target, {"PUBLISH", channel, payload});
+    if (ready) {
+        ++outPublishes_;
+        ++stats_.published;
+        loop_.requestFlush(*this);
+    } else {
+        ++queuedMessages_;
+    }
+}
+
+void RedisBroker::setInterest(std::string_view topic, bool interested) {
+    if (status_ == Status::Closed) return;
+    auto found = topics_.find(topic);
+    if (found == topics_.end()) {
+        if (!interested) return;
+        found = topics_.emplace(std::string(topic), TopicState{}).first;
+    }
+    found->second.wanted = interested;
+    if (!found->second.changed) {
+        found->second.changed = true;
+        changed_.push_back(&found->first);
+    }
+    loop_.requestFlush(*this);
+}
+
+void RedisBroker::appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics) {
+    for (std::size_t first = 0; first < topics.size(); first += kMaxChannelsPerCommand) {
+        const std::size_t count = std::min(kMaxChannelsPerCommand, topics.size() - first);
+        resp::RespWriter::appendCommandHeader(out_, count + 1);
+        resp::RespWriter::appendArgument(out_, command);
+        for (std::size_t i = first; i < first + count; ++i)
+            resp::RespWriter::appendArgument(out_, {options_.prefix, *topics[i]});
+    }
+}
+
+// all: every topic of interest (a new connection); else the changes of this batch.
+void RedisBroker::appendSubscriptions(bool all) {
+    std::vector<const std::string*> subscribe;
+    std::vector<const std::string*> unsubscribe;
+    auto consider = [&](const std::string& topic, TopicState& state) {
+        state.changed = false;
+        if (state.wanted && !state.sent) subscribe.push_back(&topic);
+        if (!state.wanted && state.sent) unsubscribe.push_back(&topic);
+        state.sent = state.wanted;
+    };
+    if (all) {
+        for (auto& [topic, state] : topics_)
+            consider(topic, state);
+    } else {
+        for (const std::string* topic : changed_)
+            consider(*topic, topics_.find(*topic)->second);
+    }
+    appendChannelCommand("SUBSCRIBE", subscribe);
+    appendChannelCommand("UNSUBSCRIBE", unsubscribe);
+    changed_.clear();
+    std::erase_if(topics_, [](const auto& entry) { return !entry.second.wanted; });
+}
+
+void RedisBroker::onFlush() {
+    if (status_ == Status::Ready) {
+        if (!changed_.empty()) appendSubscriptions(false);
+        writeOut();
+    } else if (!changed_.empty()) {
+        // Away: only the wanted set matters, and the next connection subscribes it whole.
+        for (const std::string* topic : changed_)
+            topics_.find(*topic)->second.changed = false;
+        changed_.clear();
+        std::erase_if(topics_, [](const auto& entry) { return !entry.second.wanted; });
+    }
+    if (events_.empty()) return;
+    std::vector<PendingEvent> events = std::move(events_);
+    events_.clear();
+    loop_.runBatch([this, &events] {
+        for (const PendingEvent& event : events) {
+            if (status_ == Status::Closed) return;  // the handler of an earlier event closed the link
+            listener_.onBrokerEvent(PubSubEvent{event.kind, event.code, event.message});
+        }
+    });
+}
+
+void RedisBroker::writeOut() {
+    while (!out_.empty() && isWatched() && status_ != Status::Connecting) {
+        const ssize_t sent = ::send(fd(), out_.data(), out_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (!watchingWritable_) {
+                    loop_.setWatchedEvents(*this, io::kReadable | io::kWritable);
+                    watchingWritable_ = true;
+                }
+                return;
+            }
+            const int sendError = errno;
+            fail(errnoCode(sendError), describe(std::string("the connection broke: ") + std::strerror(sendError)));
+            return;
+        }
+        const auto written = static_cast<std::size_t>(sent);
+        if (written < out_.size()) {
+            // Where the first command not sent whole begins, so that a failure can put the unsent ones back.
+            std::size_t boundary = outPartialBytes_;
+            resp::RespFramer framer;
+            while (boundary < written) {
+                resp::RespResult command = framer.next(out_.view().substr(boundary));
+                LW_CHECK(command.status == resp::RespStatus::Complete);
+                if (command.status != resp::RespStatus::Complete) break;
+                boundary += command.consumed;
+            }
+            outPartialBytes_ = boundary >= written ? boundary - written : 0;
+        } else {
+            outPartialBytes_ = 0;
+        }
+        out_.consume(written);
+    }
+    if (out_.empty()) {
+        outPublishes_ = 0;
+        if (out_.capacity() > kMaxRetainedBufferBytes) out_.release();
+        if (watchingWritable_ && isWatched() && status_ != Status::Connecting) {
+            loop_.setWatchedEvents(*this, io::kReadable);
+            watchingWritable_ = false;
+        }
+    }
+}
+
+// ---- reading ----
+
+void RedisBroker::onIo(std::uint32_t events) {
+    if (status_ == Status::Connecting) {
+        onConnectFinished();
+        return;
+    }
+    if ((events & io::kWritable) != 0) writeOut();
+    if (!isWatched()) return;
+    if ((events & (io::kReadable | io::kError | io::kHangup)) != 0) readAvailable();
+}
+
+void RedisBroker::readAvailable() {
+    for (;;) {
+        char* at = in_.prepare(kReadChunkBytes);
+        const ssize_t received = ::recv(fd(), at, kReadChunkBytes, MSG_DONTWAIT);
+        if (received == 0) {
+            fail("CLOSED", describe("the broker closed the connection"));
+            return;
+        }
+        if (received < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            const int readError = errno;
+            fail(errnoCode(readError), describe(std::string("the connection broke: ") + std::strerror(readError)));
+            return;
+        }
+        in_.commit(static_cast<std::size_t>(received));
+        heardSinceTick_ = true;
+        for (;;) {
+            resp::RespResult result = framer_.next(in_.view());
+            if (result.status == resp::RespStatus::NeedMore) break;
+            if (result.status == resp::RespStatus::Error) {
+                fail("PROTOCOL", describe(std::string("the broker sent something that is not RESP (") +
+                                          std::string(resp::nameOf(result.error)) + ")"));
+                return;
+            }
+            handleReply(in_.view().substr(0, result.consumed));
+            if (status_ == Status::Closed || status_ == Status::Waiting) return;
+            in_.consume(result.consumed);
+        }
+        if (in_.empty() && in_.capacity() > kMaxRetainedBufferBytes) in_.release();
+        if (static_cast<std::size_t>(received) < kReadChunkBytes) return;
+    }
+}
+
+void RedisBroker::handleReply(std::string_view reply) {
+    resp::RespReader reader(reply);
+    resp::RespValue value;
+    if (!reader.next(value)) return;
+    if (value.type == resp::RespType::Push) {
+        if (status_ == Status::Ready) handlePush(reply);
+        return;
+    }
+    if (status_ == Status::Handshaking) {
+        handleHelloReply(value.isError() ? errorCode(value.text) : std::string_view{}, value.text,
+                         value.type == resp::RespType::Map);
+        return;
+    }
+    if (value.isError()) {
+        ++stats_.errors;
+        const std::uint64_t now = loop_.nowMs();
+        if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
+            lastErrorReportMs_ = now;
+            report(PubSubEventKind::Error, errorCode(value.text),
+                   describe(std::string("the broker refused a command: ") + std::string(value.text)));
+        }
+    }
+}
+
+void RedisBroker::handleHelloReply(std::string_view code, std::string_view text, bool isMap) {
+    if (!code.empty()) {
+        if (code == "ERR" || code == "NOPROTO") {
+            fail("PROTOCOL", describe(std::string("the broker refused HELLO 3 (loopwire needs Redis 6 or newer): ") +
+                                      std::string(text)));
+        } else {
+            fail(code, describe(std::string("the broker refused the connection: ") + std::string(text)));
+        }
+        return;
+    }
+    if (!isMap) {
+        fail("PROTOCOL", describe("the broker did not answer HELLO 3 as Redis 6 or newer does"));
+        return;
+    }
+    becomeReady();
+}
+
+void RedisBroker::handlePush(std::string_view reply) {
+    resp::RespReader reader(reply);
+    resp::RespValue push;
+    reader.next(push);
+    resp::RespReader fields = push.elements();
+    resp::RespValue kind;
+    resp::RespValue channel;
+    resp::RespValue payload;
+    if (!fields.next(kind) || (kind.text != "message" && kind.text != "smessage")) return;
+    if (!fields.next(channel) || !fields.next(payload) || !channel.isString() || !payload.isString()) return;
+    if (!channel.text.starts_with(options_.prefix)) return;
+    const std::string_view topic = channel.text.substr(options_.prefix.size());
+    std::string_view message = payload.text;
+    BrokerEnvelope envelope;
+    BrokerMessageKind messageKind = BrokerMessageKind::Unmarked;
+    if (envelope.readFrom(message)) {
+        // This App's own publish, back from Redis: its subscribers had it already.
+        if (envelope.origin == origin_) return;
+        messageKind = envelope.binary ? BrokerMessageKind::Binary : BrokerMessageKind::Text;
+    }
+    ++stats_.delivered;
+    listener_.onBrokerMessage(topic, message, messageKind, envelope.compress);
+}
+
+// ---- reporting ----
+
+PubSubStats RedisBroker::stats() const noexcept {
+    PubSubStats stats = stats_;
+    stats.queuedMessages = queuedMessages_ + outPublishes_;
+    stats.queuedBytes = queued_.size() + out_.size();
+    return stats;
+}
+
+void RedisBroker::report(PubSubEventKind kind, std::string_view code, std::string_view message) {
+    if (status_ == Status::Closed) return;
+    events_.push_back(PendingEvent{kind, std::string(code), std::string(message)});
+    loop_.requestFlush(*this);
+}
+
+std::string RedisBroker::describe(std::string_view what) const {
+    std::string text = "pub/sub broker ";
+    const bool ipv6 = url_.host.find(':') != std::string::npos;
+    text += ipv6 ? "[" + url_.host + "]" : url_.host;
+    text += ":" + std::to_string(url_.port) + ": ";
+    text += what;
+    return text;
+}
+
+}  // namespace broker
+}  // namespace loopwire

@@ -1,0 +1,135 @@
+// RedisBroker: an App's pub/sub link to a Redis server (6 or newer, standalone), on the App's own loop.
+//
+// One TCP connection speaking RESP3 (HELLO 3), so that the messages Redis pushes and the replies to PUBLISH share
+// it. The link's life is one status changed in one place (changeStatus):
+//   Resolving -> Connecting -> Handshaking -> Ready -> Waiting -> Resolving ... ; any -> Closed (close()).
+// Resolving looks the host up (on a short-lived thread for a name; at once for an address), Connecting waits for
+// the non-blocking connect, Handshaking for HELLO's reply; Ready subscribes every topic of interest, sends what
+// was queued and from then on writes every publish as it is made; Waiting is the backoff after a failure
+// (capped, jittered). Every attempt, from lookup to handshake, has options.connectTimeoutMs.
+//
+// Publishes are written into one outgoing buffer and leave in one send per batch of loop callbacks (a
+// FlushListener), as do the subscription changes of the batch. A publish made while the link is away waits in
+// the queue, and on a failure the whole PUBLISH commands not yet sent go back to it; the queue and the unsent
+// bytes together are bounded by options.maxQueuedBytes, past which publishes are dropped and counted. Steady
+// state: no allocation per message in either direction (the buffers keep their capacity).
+//
+// Loop thread only. Owned by the WebSocket layer (WebSocketServer), closed with the App.
+#pragma once
+
+#include "base/ByteBuffer.h"
+#include "broker/BrokerUrl.h"
+#include "broker/PubSubBroker.h"
+#include "broker/RespFramer.h"
+#include "loop/Loop.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct sockaddr;
+
+namespace loopwire::broker {
+
+struct ResolveRequest;
+
+class RedisBroker final : public PubSubBroker, private IoWatcher, private FlushListener {
+public:
+    // Channels named in one SUBSCRIBE or UNSUBSCRIBE command; more are split into several.
+    static constexpr std::size_t kMaxChannelsPerCommand = 1024;
+    // Bytes read from the connection per call.
+    static constexpr std::size_t kReadChunkBytes = 64 * 1024;
+    // Buffers that grew past this for a burst are freed once they are empty again.
+    static constexpr std::size_t kMaxRetainedBufferBytes = 256 * 1024;
+    // Error replies reported to the application at most once per this long (the rest are only counted).
+    static constexpr std::uint64_t kErrorReportIntervalMs = 1000;
+
+    RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener);
+    ~RedisBroker() override;
+
+    // Begins the first connection attempt.
+    void start();
+
+    void publish(std::string_view topic, std::string_view message, bool binary, bool compress) override;
+    void setInterest(std::string_view topic, bool interested) override;
+    PubSubStats stats() const noexcept override;
+    void close() noexcept override;
+
+private:
+    enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };
+    struct TopicState {
+        bool wanted = false;   // the App has local subscribers
+        bool sent = false;     // Redis has been told to subscribe on this connection
+        bool changed = false;  // listed in changed_
+    };
+    struct StringHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+    };
+    struct PendingEvent {
+        PubSubEventKind kind;
+        std::string code;
+        std::string message;
+    };
+
+    void changeStatus(Status next) noexcept;
+    void onIo(std::uint32_t events) override;
+    void onFlush() override;
+
+    void beginAttempt();
+    void onResolved(int error, const sockaddr* address, unsigned length);
+    void onConnectFinished();
+    void readAvailable();
+    void handleReply(std::string_view reply);
+    void handleHelloReply(std::string_view code, std::string_view text, bool isMap);
+    void handlePush(std::string_view reply);
+    void becomeReady();
+    void writeOut();
+    void appendSubscriptions(bool all);
+    void appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics);
+    void requeueUnsent();
+    void onTimer();
+    void onPingTick();
+    // Drops the connection (code and message say why) and waits to try again.
+    void fail(std::string_view code, std::string_view message);
+    void closeConnection() noexcept;
+    void report(PubSubEventKind kind, std::string_view code, std::string_view message);
+    std::string describe(std::string_view what) const;
+
+    Loop& loop_;
+    BrokerUrl url_;
+    PubSubOptions options_;
+    PubSubBrokerListener& listener_;
+    Status status_ = Status::Waiting;
+    std::uint64_t origin_;
+
+    ByteBuffer out_;     // commands for the current connection, not yet sent
+    ByteBuffer queued_;  // PUBLISH commands waiting for a connection to be Ready
+    ByteBuffer in_;      // received bytes not yet framed into a whole reply
+    resp::RespFramer framer_;
+    std::size_t queuedMessages_ = 0;
+    std::size_t outPublishes_ = 0;     // PUBLISH commands in out_ (for the stats)
+    std::size_t outPartialBytes_ = 0;  // bytes at out_'s front that end a command partly sent
+    bool watchingWritable_ = false;
+
+    std::unordered_map<std::string, TopicState, StringHash, std::equal_to<>> topics_;
+    std::vector<const std::string*> changed_;  // keys of topics_ whose interest changed in this batch
+
+    Timer attemptTimer_;  // the attempt's deadline, or the backoff's end
+    Timer pingTimer_;
+    std::shared_ptr<ResolveRequest> resolving_;
+    std::uint32_t failedAttempts_ = 0;
+    bool everReady_ = false;
+    bool heardSinceTick_ = false;
+    bool pingOutstanding_ = false;
+    bool dropping_ = false;  // in a run of dropped publishes (reported once per run)
+    std::uint64_t lastErrorReportMs_ = 0;
+    std::vector<PendingEvent> events_;
+    PubSubStats stats_;
+};
+
+}  // namespace loopwire::broker

@@ -1,0 +1,351 @@
+// Pub/sub across Apps through a real redis-server (App::connectPubSub): delivery to every subscriber of every App,
+// once and in order; subscriptions that follow the local subscribers; and the faults: Redis restarted, stopped,
+// refusing, absent, or something else on its port. Every test runs on both loop backends.
+#include "Fixture.h"
+#include "RedisServer.h"
+#include "WebSocketFixture.h"
+#include "WsTestClient.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace loopwire::test {
+namespace {
+
+using namespace std::chrono_literals;
+using websocket::EventLog;
+
+std::string eventText(const PubSubEvent& event) {
+    switch (event.kind) {
+        case PubSubEventKind::Ready:
+            return "ready";
+        case PubSubEventKind::Disconnected:
+            return "disconnected:" + std::string(event.code);
+        case PubSubEventKind::Error:
+            return "error:" + std::string(event.code);
+        case PubSubEventKind::Dropped:
+            return "dropped:" + std::string(event.code);
+    }
+    return "?";
+}
+
+std::string numsubCommand(const std::string& channel) {
+    return "*3\r\n$6\r\nPUBSUB\r\n$6\r\nNUMSUB\r\n$" + std::to_string(channel.size()) + "\r\n" + channel + "\r\n";
+}
+
+struct Nothing {};
+
+// An App whose WebSockets on /ws subscribe to "chat" and publish every message they send to it, connected to the
+// broker at url; its link's events go to log.
+class Node {
+public:
+    Node(LoopBackend backend, const std::string& url, PubSubOptions options = {}) {
+        ServerOptions serverOptions;
+        serverOptions.backend = backend;
+        options.url = url;
+        server_ = std::make_unique<TestServer>(serverOptions, [this, options](App& app) {
+            WebSocketBehavior<Nothing> behavior;
+            behavior.open = [](WebSocket<Nothing>* ws) { ws->subscribe("chat"); };
+            behavior.message = [](WebSocket<Nothing>* ws, std::string_view message, OpCode opCode) {
+                ws->publish("chat", message, opCode);
+            };
+            app.ws<Nothing>("/ws", std::move(behavior));
+            std::string error;
+            EXPECT_TRUE(app.tryConnectPubSub(
+                options, [this](const PubSubEvent& event) { log.add(eventText(event)); }, error))
+                << error;
+        });
+    }
+    ~Node() { server_.reset(); }
+
+    int port() const { return server_->port(); }
+    TestServer& server() { return *server_; }
+    PubSubStats stats() {
+        PubSubStats stats;
+        server_->runOnLoop([&stats](App& app) { stats = app.pubSubStats(); });
+        return stats;
+    }
+    void publish(const std::string& message, OpCode opCode = OpCode::Text) {
+        server_->runOnLoop([&](App& app) { app.publish("chat", message, opCode); });
+    }
+    std::unique_ptr<WsTestClient> connect() {
+        auto client = std::make_unique<WsTestClient>(port());
+        auto response = client->handshake("/ws");
+        EXPECT_TRUE(response && response->status == 101);
+        return client;
+    }
+
+    EventLog log;
+
+private:
+    std::unique_ptr<TestServer> server_;
+};
+
+class PubSubCluster : public BackendTest {
+protected:
+    void SetUp() override { ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh"; }
+
+    // Waits until Redis counts `count` subscribers (Apps) of channel.
+    static bool waitForSubscribers(RedisServer& redis, const std::string& channel, int count) {
+        const std::string expected = ":" + std::to_string(count) + "\r\n";
+        const auto deadline = std::chrono::steady_clock::now() + 5s;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const std::string reply = redis.command(numsubCommand(channel));
+            if (reply.size() >= expected.size() && reply.ends_with(expected)) return true;
+            std::this_thread::sleep_for(5ms);
+        }
+        return false;
+    }
+
+    static void expectMessages(WsTestClient& client, const std::vector<std::string>& messages,
+                               std::uint8_t opcode = op::kText) {
+        for (const std::string& message : messages) {
+            auto frame = client.readFrame();
+            ASSERT_TRUE(frame) << "waiting for " << message;
+            EXPECT_EQ(frame->opcode, opcode);
+            EXPECT_EQ(frame->payload, message);
+        }
+    }
+};
+
+LW_INSTANTIATE_BACKENDS(PubSubCluster);
+
+std::vector<std::string> numbered(const std::string& stem, int count) {
+    std::vector<std::string> messages;
+    for (int i = 0; i < count; ++i)
+        messages.push_back(stem + std::to_string(i));
+    return messages;
+}
+
+TEST_P(PubSubCluster, DeliversEveryMessageToEveryAppOnceAndInOrder) {
+    RedisServer redis;
+    ASSERT_TRUE(redis.running());
+    Node first(backend(), redis.url()), second(backend(), redis.url()), third(backend(), redis.url());
+    for (Node* node : {&first, &second, &third})
+        ASSERT_TRUE(node->log.waitFor("ready"));
+    auto sender = first.connect();
+    auto neighbour = first.connect();
+    auto remote = second.connect();
+    auto farther = third.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 3));
+
+    const std::vector<std::string> messages = numbered("message ", 200);
+    for (const std::string& message : messages)
+        sender->sendText(message);
+    expectMessages(*remote, messages);
+    expectMessages(*farther, messages);
+    // The sender's own App delivers it once, locally, to everyone but the sender; Redis's copy is not delivered.
+    expectMessages(*neighbour, messages);
+    EXPECT_TRUE(neighbour->staysQuiet(200ms));
+    EXPECT_TRUE(sender->staysQuiet(50ms));
+
+    // Binary stays binary, byte for byte; text stays text.
+    const std::string binary("\0\x01\xff binary", 10);
+    sender->sendBinary(binary);
+    expectMessages(*remote, {binary}, op::kBinary);
+    expectMessages(*neighbour, {binary}, op::kBinary);
+
+    PubSubStats stats = first.stats();
+    EXPECT_EQ(stats.state, PubSubState::Ready);
+    EXPECT_EQ(stats.published, 201u);
+    EXPECT_EQ(stats.dropped, 0u);
+    EXPECT_EQ(second.stats().delivered, 201u);
+    EXPECT_EQ(first.stats().delivered, 0u);  // its own messages came back from Redis and were not delivered
+}
+
+TEST_P(PubSubCluster, DeliversAnAppPublishToEveryAppsSubscribers) {
+    RedisServer redis;
+    Node first(backend(), redis.url()), second(backend(), redis.url());
+    ASSERT_TRUE(first.log.waitFor("ready"));
+    ASSERT_TRUE(second.log.waitFor("ready"));
+    auto local = first.connect();
+    auto remote = second.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 2));
+    first.publish("from the app");
+    expectMessages(*local, {"from the app"});
+    expectMessages(*remote, {"from the app"});
+    EXPECT_TRUE(local->staysQuiet(200ms));
+}
+
+TEST_P(PubSubCluster, SubscribesATopicOnlyWhileItHasLocalSubscribers) {
+    RedisServer redis;
+    Node first(backend(), redis.url());
+    ASSERT_TRUE(first.log.waitFor("ready"));
+    EXPECT_TRUE(waitForSubscribers(redis, "loopwire:chat", 0));
+    {
+        auto one = first.connect();
+        auto two = first.connect();
+        ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 1));
+        one->sendClose(1000);
+        ASSERT_TRUE(one->waitForClose());
+        // One local subscriber left: still subscribed.
+        std::this_thread::sleep_for(50ms);
+        EXPECT_TRUE(waitForSubscribers(redis, "loopwire:chat", 1));
+    }
+    EXPECT_TRUE(waitForSubscribers(redis, "loopwire:chat", 0));
+}
+
+TEST_P(PubSubCluster, ResubscribesAndSendsWhatWasQueuedAfterARedisRestart) {
+    RedisServer redis;
+    // The publisher comes back later than the subscriber, so that the subscriber is there for the queue.
+    PubSubOptions slow;
+    slow.reconnectMinDelayMs = 400;
+    slow.reconnectMaxDelayMs = 500;
+    PubSubOptions quick;
+    quick.reconnectMinDelayMs = 10;
+    quick.reconnectMaxDelayMs = 20;
+    Node publisher(backend(), redis.url(), slow), subscriber(backend(), redis.url(), quick);
+    ASSERT_TRUE(publisher.log.waitFor("ready"));
+    ASSERT_TRUE(subscriber.log.waitFor("ready"));
+    auto local = publisher.connect();
+    auto remote = subscriber.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 2));
+
+    redis.stop();
+    ASSERT_TRUE(publisher.log.waitFor("disconnected:"));
+    const std::vector<std::string> queued = numbered("while away ", 20);
+    for (const std::string& message : queued)
+        publisher.publish(message);
+    // Local subscribers do not wait for Redis.
+    expectMessages(*local, queued);
+    EXPECT_EQ(publisher.stats().queuedMessages, 20u);
+    EXPECT_EQ(publisher.stats().state, PubSubState::Disconnected);
+
+    ASSERT_TRUE(redis.start());
+    ASSERT_TRUE(subscriber.log.waitFor("ready", 2, 10s));
+    ASSERT_TRUE(publisher.log.waitFor("ready", 2, 10s));
+    expectMessages(*remote, queued);
+    EXPECT_TRUE(local->staysQuiet(100ms));
+    PubSubStats stats = publisher.stats();
+    EXPECT_EQ(stats.reconnects, 1u);
+    EXPECT_EQ(stats.queuedMessages, 0u);
+    EXPECT_EQ(stats.published, 20u);
+    EXPECT_EQ(stats.dropped, 0u);
+
+    // And the link works as before.
+    local->sendText("after");
+    expectMessages(*remote, {"after"});
+}
+
+TEST_P(PubSubCluster, BoundsTheQueueWhenRedisStopsReading) {
+    RedisServer redis;
+    PubSubOptions options;
+    options.maxQueuedBytes = 256 * 1024;
+    Node node(backend(), redis.url(), options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    redis.pause();
+    const std::string large(64 * 1024, 'x');
+    // Enough to fill the kernel's socket buffers on both sides, then the queue.
+    for (int i = 0; i < 600; ++i)
+        node.publish(large);
+    PubSubStats stats = node.stats();
+    EXPECT_GT(stats.dropped, 0u);
+    EXPECT_LE(stats.queuedBytes, options.maxQueuedBytes);
+    EXPECT_TRUE(node.log.waitFor("dropped:QUEUE_FULL"));
+    EXPECT_EQ(node.log.count("dropped:"), 1u) << "one report per run of drops";
+    redis.resume();
+    // Local pub/sub went on all along.
+    auto client = node.connect();
+    node.publish("local");
+    expectMessages(*client, {"local"});
+}
+
+TEST_P(PubSubCluster, ReportsARefusedConnectionAndKeepsLocalPubSub) {
+    int port = 0;
+    {
+        RedisServer gone;  // a port that was free a moment ago and has nothing listening now
+        port = gone.port();
+    }
+    PubSubOptions options;
+    options.reconnectMinDelayMs = 10;
+    options.reconnectMaxDelayMs = 20;
+    Node node(backend(), "redis://127.0.0.1:" + std::to_string(port), options);
+    ASSERT_TRUE(node.log.waitFor("error:ECONNREFUSED", 3));
+    auto one = node.connect();
+    auto two = node.connect();
+    std::this_thread::sleep_for(20ms);
+    one->sendText("still here");
+    expectMessages(*two, {"still here"});
+    PubSubStats stats = node.stats();
+    EXPECT_NE(stats.state, PubSubState::Ready);
+    EXPECT_GE(stats.errors, 3u);
+}
+
+TEST_P(PubSubCluster, ReportsARefusedPassword) {
+    RedisServer redis({"--requirepass", "s3cret"});
+    const std::string address = "127.0.0.1:" + std::to_string(redis.port());
+    Node without(backend(), "redis://" + address), wrong(backend(), "redis://:wrong@" + address),
+        right(backend(), "redis://:s3cret@" + address), named(backend(), "redis://default:s3cret@" + address);
+    EXPECT_TRUE(without.log.waitFor("error:NOAUTH"));
+    EXPECT_TRUE(wrong.log.waitFor("error:WRONGPASS"));
+    EXPECT_TRUE(right.log.waitFor("ready"));
+    EXPECT_TRUE(named.log.waitFor("ready"));
+}
+
+TEST_P(PubSubCluster, ReportsSomethingThatIsNotRedisOnItsPort) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::listen(listener, 16), 0);
+    socklen_t length = sizeof address;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    std::atomic<bool> stop{false};
+    std::thread fake([&] {
+        while (!stop) {
+            const int client = ::accept(listener, nullptr, nullptr);
+            if (client < 0) return;
+            const std::string_view garbage = "HTTP/1.1 400 Bad Request\r\n\r\n";
+            ::send(client, garbage.data(), garbage.size(), MSG_NOSIGNAL);
+            ::close(client);
+        }
+    });
+    {
+        PubSubOptions options;
+        options.reconnectMinDelayMs = 1000;
+        Node node(backend(), "redis://127.0.0.1:" + std::to_string(ntohs(address.sin_port)), options);
+        EXPECT_TRUE(node.log.waitFor("error:PROTOCOL"));
+        auto client = node.connect();
+        node.publish("fine");
+        expectMessages(*client, {"fine"});
+    }
+    stop = true;
+    ::shutdown(listener, SHUT_RDWR);
+    ::close(listener);
+    fake.join();
+}
+
+TEST_P(PubSubCluster, RefusesAMalformedUrl) {
+    ServerOptions serverOptions;
+    serverOptions.backend = backend();
+    TestServer server(serverOptions, [](App&) {});
+    server.runOnLoop([](App& app) {
+        std::string error;
+        for (const char* url : {"http://127.0.0.1", "redis://", "redis://host:0", "redis://host:65536",
+                                "redis://host:12ab", "redis://[::1", "redis://:%zz@host", "rediss://host"}) {
+            PubSubOptions options;
+            options.url = url;
+            EXPECT_FALSE(app.tryConnectPubSub(options, {}, error)) << url;
+            EXPECT_FALSE(error.empty()) << url;
+        }
+        EXPECT_EQ(app.pubSubStats().state, PubSubState::Closed);
+    });
+}
+
+TEST_P(PubSubCluster, ResolvesAHostName) {
+    RedisServer redis;
+    Node node(backend(), "redis://localhost:" + std::to_string(redis.port()));
+    EXPECT_TRUE(node.log.waitFor("ready"));
+    Node nowhere(backend(), "redis://no-such-host.invalid:6379");
+    EXPECT_TRUE(nowhere.log.waitFor("error:EAI_NONAME"));
+}
+
+}  // namespace
+}  // namespace loopwire::test

@@ -1,0 +1,48 @@
+// RedisServer: a real redis-server (Debian's, installed by scripts/deps.sh) for a test, on a free loopback port,
+// in a temporary folder, persisting nothing. The destructor stops it and removes the folder, so every test cleans
+// up even when an assertion fails.
+//
+// stop() and start() again keep the port (a restart, as an operator's would be); pause() and resume() stop the
+// process with SIGSTOP and SIGCONT (a Redis that stops reading, its socket still open).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace loopwire::test {
+
+class RedisServer {
+public:
+    // extraArguments: more redis-server options ("--requirepass", "secret").
+    explicit RedisServer(std::vector<std::string> extraArguments = {});
+    ~RedisServer();
+    RedisServer(const RedisServer&) = delete;
+    RedisServer& operator=(const RedisServer&) = delete;
+
+    // Whether redis-server is on this machine (the tests fail without it: scripts/deps.sh installs it).
+    static bool available();
+
+    int port() const noexcept { return port_; }
+    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+    bool running() const noexcept { return pid_ > 0; }
+
+    // Starts the server (on the same port as before, after a stop) and waits until it accepts connections.
+    // Returns whether it did within a deadline.
+    bool start();
+    void stop();
+    void pause();
+    void resume();
+    // Sends one command (RESP, written by the caller) and returns the first reply's bytes, for checks such as
+    // "PUBSUB NUMSUB".
+    std::string command(const std::string& resp);
+
+private:
+    std::vector<std::string> extraArguments_;
+    std::string folder_;
+    int port_ = 0;
+    pid_t pid_ = -1;
+};
+
+}  // namespace loopwire::test

@@ -1,0 +1,108 @@
+'use strict';
+// A real redis-server for a test (Debian's, installed by scripts/deps.sh): on a free loopback port, in a temporary
+// folder, persisting nothing, stopped and removed when the test ends. stop() and start() again keep the port.
+
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+
+function available() {
+  return spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Sends one RESP command (an array of strings or Buffers) and resolves with the raw reply. */
+function command(port, args) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(2000, () => { socket.destroy(); reject(new Error('redis: no reply')); });
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+      if (reply.endsWith('\r\n')) { socket.destroy(); resolve(reply); }
+    });
+    socket.on('error', reject);
+    const parts = [Buffer.from(`*${args.length}\r\n`)];
+    for (const arg of args) {
+      const bytes = Buffer.isBuffer(arg) ? arg : Buffer.from(arg);
+      parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'));
+    }
+    socket.write(Buffer.concat(parts));
+  });
+}
+
+class Redis {
+  constructor(port, folder, extra) {
+    this.port = port;
+    this.folder = folder;
+    this.extra = extra;
+    this.child = null;
+  }
+
+  get url() { return `redis://127.0.0.1:${this.port}`; }
+
+  async start() {
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--dir', this.folder, '--loglevel', 'warning', ...this.extra];
+    this.child = spawn('redis-server', args, { stdio: 'ignore' });
+    const child = this.child;
+    const deadline = Date.now() + 10000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+      try {
+        // Any reply will do: with requirepass, PING is refused (NOAUTH), but the server is up.
+        if ((await command(this.port, ['PING'])).length > 0) return;
+      } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('redis-server did not start');
+  }
+
+  stop() {
+    if (!this.child) return Promise.resolve();
+    const child = this.child;
+    this.child = null;
+    if (child.exitCode !== null) return Promise.resolve();
+    return new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGKILL'); });
+  }
+
+  command(args) { return command(this.port, args); }
+
+  /** Resolves once Redis counts `count` subscribers of channel. */
+  async waitForSubscribers(channel, count, timeoutMs = 5000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const reply = await this.command(['PUBSUB', 'NUMSUB', channel]);
+      if (reply.endsWith(`:${count}\r\n`)) return;
+      if (Date.now() > deadline) throw new Error(`${channel}: ${JSON.stringify(reply)}, waiting for ${count}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
+/** Starts a redis-server for the test t (extra: more redis-server arguments); resolves with a Redis. */
+async function startRedis(t, extra = []) {
+  if (!available()) throw new Error('redis-server is missing: run scripts/deps.sh --install');
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-redis-'));
+  const redis = new Redis(await freePort(), folder, extra);
+  t.after(async () => {
+    await redis.stop();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+  await redis.start();
+  return redis;
+}
+
+module.exports = { startRedis, freePort };
