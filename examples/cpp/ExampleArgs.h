@@ -1,6 +1,7 @@
 // Command line shared by the examples: --port N (default 3000, or $PORT; 0 for any free port),
 // --backend epoll|libuv, --compression off|shared|dedicated for the WebSocket examples, and --key FILE --cert FILE
-// (PEM) for the HTTPS example.
+// (PEM) for the HTTPS example, --redis URL (default $REDIS_URL, else redis://127.0.0.1:6379) for the cluster
+// example.
 #pragma once
 
 #include <loopwire/App.h>
@@ -15,10 +16,12 @@ struct ExampleArgs {
     loopwire::CompressOptions compression = loopwire::DISABLED;
     const char* keyFile = "";
     const char* certFile = "";
+    const char* redisUrl = "redis://127.0.0.1:6379";
 
     static ExampleArgs parse(int argc, char** argv) {
         ExampleArgs args;
         if (const char* fromEnvironment = std::getenv("PORT")) args.port = std::atoi(fromEnvironment);
+        if (const char* fromEnvironment = std::getenv("REDIS_URL")) args.redisUrl = fromEnvironment;
         for (int i = 1; i < argc; ++i) {
             if (std::strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
                 args.port = std::atoi(argv[++i]);
@@ -28,6 +31,8 @@ struct ExampleArgs {
                     std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv : loopwire::LoopBackend::Epoll;
             } else if (std::strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
                 args.keyFile = argv[++i];
+            } else if (std::strcmp(argv[i], "--redis") == 0 && i + 1 < argc) {
+                args.redisUrl = argv[++i];
             } else if (std::strcmp(argv[i], "--cert") == 0 && i + 1 < argc) {
                 args.certFile = argv[++i];
             } else if (std::strcmp(argv[i], "--compression") == 0 && i + 1 < argc) {
@@ -43,7 +48,7 @@ struct ExampleArgs {
             } else {
                 std::fprintf(stderr,
                              "usage: %s [--port N] [--backend epoll|libuv] [--compression off|shared|dedicated] "
-                             "[--key FILE --cert FILE]\n",
+                             "[--key FILE --cert FILE] [--redis URL]\n",
                              argv[0]);
                 std::exit(2);
             }

@@ -5,6 +5,8 @@
 //   /stream           a chunked response written over time
 //   /declarative/:name  a DeclarativeResponse, answered without calling JavaScript
 //   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
+// With REDIS_URL set (redis://127.0.0.1:6379), the chat's pub/sub is linked to that Redis, so that several demo
+// processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,6 +22,13 @@ const MAX_MESSAGE_BYTES = 4 * 1024;
 const CHAT_PAGE = fs.readFileSync(path.join(__dirname, 'demo_chat.html'));
 
 const app = uWS.App();
+if (process.env.REDIS_URL) {
+  app.connectPubSub(process.env.REDIS_URL, {
+    prefix: process.env.PUBSUB_PREFIX ?? 'loopwire-demo:',
+    ready: () => console.log(`pub/sub linked to ${process.env.REDIS_URL}`),
+    error: (error) => console.warn(`pub/sub: ${error.kind} ${error.code}: ${error.message}`),
+  });
+}
 
 /** Sends {name, text, at} or {name, event, at, online} as JSON to everyone in the room, the sender included. */
 function announce(room, message) {

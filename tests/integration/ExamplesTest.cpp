@@ -1,5 +1,6 @@
 // Smoke-runs every C++ example: start it with --port 0, wait for "listening on <port>", make the request it is
 // about, and stop it.
+#include "RedisServer.h"
 #include "TestCertificates.h"
 #include "TestClient.h"
 #include "WsTestClient.h"
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -161,6 +163,30 @@ TEST_P(Examples, PubSub) {
         EXPECT_EQ(line->payload, "#1: hi");
     }
     EXPECT_TRUE(elsewhere.raw().staysQuiet(std::chrono::milliseconds(200)));
+}
+
+// Two processes linked to one Redis share their rooms.
+TEST_P(Examples, ClusterPubSub) {
+    ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh";
+    RedisServer redis;
+    ASSERT_TRUE(redis.running());
+    ExampleProcess first("cluster_pubsub", GetParam(), {"--redis", redis.url()});
+    ExampleProcess second("cluster_pubsub", GetParam(), {"--redis", redis.url()});
+    ASSERT_GT(first.port(), 0);
+    ASSERT_GT(second.port(), 0);
+    WsTestClient alice(first.port());
+    WsTestClient bob(second.port());
+    ASSERT_EQ(alice.handshake("/room/lobby")->status, 101);
+    ASSERT_EQ(bob.handshake("/room/lobby")->status, 101);
+    const std::string numsub = "*3\r\n$6\r\nPUBSUB\r\n$6\r\nNUMSUB\r\n$19\r\nloopwire:room/lobby\r\n";
+    for (int i = 0; i < 500 && !redis.command(numsub).ends_with(":2\r\n"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    alice.send(clientFrame(op::kText, "hi"));
+    for (WsTestClient* member : {&alice, &bob}) {
+        auto line = member->readFrame();
+        ASSERT_TRUE(line);
+        EXPECT_EQ(line->payload, "#1: hi");
+    }
 }
 
 // Every thread listens on the port: the kernel spreads 64 connections over the 4 threads (each thread is

@@ -30,7 +30,8 @@ TEST(RespReader, ReadsScalars) {
 }
 
 TEST(RespReader, ReadsBulkStringsWithAnyBytes) {
-    RespValue value = first(std::string("$5\r\na\r\n\0b\r\n", 12));
+    const std::string reply("$5\r\na\r\n\0b\r\n", 12);  // the views point into it
+    RespValue value = first(reply);
     EXPECT_TRUE(value.isString());
     EXPECT_EQ(value.text, std::string_view("a\r\n\0b", 5));
     EXPECT_TRUE(first("$-1\r\n").isNull());
