@@ -71,7 +71,7 @@ async function countInstructions({ server, scenario, lwload, cpus, outDir, label
       label: `${label} (callgrind)`, startTimeoutMs: VALGRIND_START_TIMEOUT_MS });
     try {
       const result = await runLoad({ lwload, cpu: cpus.load,
-        args: loadArgs(scenario, running.port, { requests: count, connections }),
+        args: loadArgs(scenario, running.port, { requests: count, connections, splitPort: running.splitPort }),
         expectedSeconds: count * VALGRIND_SECONDS_PER_REQUEST });
       if (result.requests !== count) throw new Error(`${label}: ${result.requests} of ${count} requests answered`);
     } finally {

@@ -11,8 +11,9 @@ const LOAD_OUTPUT_BYTES = 1 << 20;
 
 // The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given. Modes:
 // 'http', 'ws' (echo) and 'fanout' (connections are the subscribers; requests count deliveries); a scenario with
-// request.tls is loaded over https:// or wss://.
-function loadArgs(scenario, port, { seconds = null, requests = null, connections = null } = {}) {
+// request.tls is loaded over https:// or wss://. A fanout scenario with request.split loads a cluster: its server
+// printed a second port (splitPort), where every other subscriber goes (lwload --split-url).
+function loadArgs(scenario, port, { seconds = null, requests = null, connections = null, splitPort = null } = {}) {
   const request = scenario.request;
   const args = [request.mode, '-c', String(connections ?? scenario.connections)];
   if (requests !== null) args.push('-n', String(requests), '-d', `${REQUESTS_TIME_LIMIT_S}s`);
@@ -21,6 +22,11 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
   if (request.mode === 'ws' || request.mode === 'fanout') {
     args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
     if (request.mode === 'fanout') args.push('--window', String(request.window));
+    if (request.split) {
+      if (!splitPort) throw new Error(`${scenario.name}: the server printed no "split on <port>" line`);
+      args.push('--split-url', `${request.tls ? 'wss' : 'ws'}://127.0.0.1:${splitPort}${request.path}`);
+    }
+    if (request.settleMs) args.push('--settle', String(request.settleMs));
     args.push(`${request.tls ? 'wss' : 'ws'}://127.0.0.1:${port}${request.path}`);
     return args;
   }

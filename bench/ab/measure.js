@@ -41,7 +41,7 @@ async function measureOnce(ctx, scenario, server, seconds) {
   const start = process.hrtime.bigint();
   const result = await runLoad({ lwload: ctx.lwload, cpu: ctx.settings.loadCpu,
     expectedSeconds: seconds + scenario.joinSeconds,
-    args: loadArgs(scenario, server.port, { seconds }) });
+    args: loadArgs(scenario, server.port, { seconds, splitPort: server.splitPort }) });
   const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (!server.isRunning()) throw new Error(`${server.label} exited during the run${server.describeOutput()}`);
   const after = cpuSeconds(server.pid);
@@ -154,7 +154,8 @@ async function measureScenario(ctx, scenario, scenarioIndex) {
       }
     }
     if (unavailable !== null) return { name: scenario.name, status: 'skipped', reason: unavailable };
-    await checkAnswers(scenario, COPIES.map((copy) => ({ copy, port: started[copy].port })), { lwload: ctx.lwload });
+    await checkAnswers(scenario, COPIES.map((copy) => ({ copy, port: started[copy].port, splitPort: started[copy].splitPort })),
+      { lwload: ctx.lwload });
     const step = (round, copy, position) => progress.step({ scenarioIndex, scenarioCount: ctx.scenarioCount,
       scenario: scenario.name, round, rounds: settings.rounds, copy, position });
     if (settings.warmup > 0) {

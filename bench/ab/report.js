@@ -69,9 +69,27 @@ function settingsLine(run) {
     `${run.date}; ${run.machine.cpuModel}, ${run.machine.cpus} CPUs, load average ${run.machine.loadAverage}.`;
 }
 
+// The median of the rounds' delivery latency percentiles (lwload's, from the moment the publisher wrote a
+// message) of one side, as "p50 / p99 ms"; null when no round has them.
+function latencyText(scenario, side) {
+  const values = (key) => (scenario.rounds ?? []).flatMap((round) => Object.entries(round.copies)
+    .filter(([copy, m]) => copy.startsWith(side) && m.latencyUs).map(([, m]) => m.latencyUs[key])).sort((a, b) => a - b);
+  const p50 = values('p50');
+  const p99 = values('p99');
+  if (p50.length === 0) return null;
+  const median = (list) => list[Math.floor((list.length - 1) / 2)];
+  const ms = (us) => (us / 1000).toPrecision(3);
+  return `${ms(median(p50))} / ${ms(median(p99))} ms`;
+}
+
 function notes(run) {
   const lines = [];
   for (const scenario of run.scenarios) {
+    if (scenario.status === 'measured' && scenario.unit === 'delivery') {
+      const base = latencyText(scenario, 'base');
+      const head = latencyText(scenario, 'head');
+      if (base && head) lines.push(`- ${scenario.name}: delivery latency p50 / p99 (median of the rounds): base ${base}, head ${head}`);
+    }
     if (scenario.status === 'skipped') lines.push(`- ${scenario.name}: skipped, ${scenario.reason}`);
     if (scenario.status === 'disabled') lines.push(`- ${scenario.name}: not run, ${scenario.reason}`);
     for (const warning of scenario.warnings ?? []) lines.push(`- ${scenario.name}: ${warning}`);
@@ -88,8 +106,9 @@ const LEGEND = [
     'pace and CPU per request (server CPU µs per request, base → head, and the median of its per-round ratios, ' +
     'marked by the same rule with its own interval and noise) is the figure to read. † Busy was under 90 % on a side: Head / base is not marked.',
   'WebSocket rows count messages, not requests: req/s is echoes per second for ws/echo-* and deliveries per ' +
-    'second for ws/fanout (one message published to its 1,000 subscribers is 1,000 deliveries), and CPU per ' +
-    'request is server CPU per echo (µs/message) or per delivery (µs/delivery).',
+    'second for ws/fanout and cluster/fanout (one message published to its 1,000 subscribers is 1,000 ' +
+    'deliveries), and CPU per request is server CPU per echo (µs/message) or per delivery (µs/delivery); for ' +
+    'cluster/fanout, the CPU of both nodes and of Redis together.',
 ];
 
 function markdown(run) {
@@ -124,5 +143,5 @@ function json(run) {
   return `${JSON.stringify({ schema: 'loopwire-bench-ab/1', ...run }, null, 2)}\n`;
 }
 
-module.exports = { COLUMNS, INSTRUCTIONS_COLUMN, LEGEND, rowCells, tableLines, settingsLine, markdown, terminal,
-  json };
+module.exports = { COLUMNS, INSTRUCTIONS_COLUMN, LEGEND, rowCells, tableLines, settingsLine, notes, latencyText,
+  markdown, terminal, json };

@@ -23,6 +23,8 @@ const OUTPUT_TAIL_BYTES = 4096;
 const PORT_POLL_MS = 50;
 
 const LISTENING_LINE = /^listening on (\d+)\s*$/m;
+// A cluster's launcher prints its second node's port first (bench/scenarios/js/cluster/launcher.js).
+const SPLIT_LINE = /^split on (\d+)\s*$/m;
 
 const live = new Set();
 
@@ -84,6 +86,7 @@ class Server {
     this.pid = child.pid;
     this.label = label;
     this.port = null;
+    this.splitPort = null;  // a cluster's second node (SPLIT_LINE)
     this.output = '';
     this.exited = new Promise((resolve) => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
@@ -123,6 +126,8 @@ class Server {
         if (fixedPort !== null || settled) return;
         stdout = appendTail(stdout, chunk);
         const match = LISTENING_LINE.exec(stdout);
+        const split = SPLIT_LINE.exec(stdout);
+        if (split) this.splitPort = Number(split[1]);
         if (match) finish(null, Number(match[1]));
       });
       this.exited.then(({ code, signal }) => {

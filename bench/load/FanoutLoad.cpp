@@ -60,8 +60,10 @@ FanoutWorker::FanoutWorker(const FanoutWorkerConfig& config)
     };
     publisher_.publisher = true;
     pickMask(publisher_);
-    for (Connection& c : subscribers_)
-        pickMask(c);
+    for (std::size_t i = 0; i < subscribers_.size(); ++i) {
+        pickMask(subscribers_[i]);
+        subscribers_[i].split = i % 2 == 1;
+    }
     closed_ = static_cast<std::uint32_t>(subscribers_.size()) + 1;
     headerBytes_ = clientHeaderLength(n);
     frame_.resize(headerBytes_ + pattern_.size());
@@ -120,7 +122,8 @@ void FanoutWorker::openDue(std::int64_t now) {
 }
 
 void FanoutWorker::open(Connection& c, std::int64_t now) {
-    const ConnectResult result = startConnect(*config_.target);
+    const ConnectResult result =
+        startConnect(c.split && config_.splitTarget != nullptr ? *config_.splitTarget : *config_.target);
     if (result.fd < 0) {
         ++stats_.errors.connect;
         c.retryAtNs = now + limits::kReconnectBackoffNs;
@@ -365,6 +368,11 @@ void FanoutWorker::progress(std::int64_t now) {
     admitPending();
     if (!started_) {
         if (members_ < subscribers_.size() || publisher_.state != State::Open) return;
+        if (config_.settleNs > 0) {
+            // Checked again by every sweep, so the wait ends within kSweepIntervalNs of its end.
+            if (settleUntilNs_ == 0) settleUntilNs_ = now + config_.settleNs;
+            if (now < settleUntilNs_) return;
+        }
         started_ = true;
         const RunPlan& planned = config_.plan;
         if (now >= planned.measureStartNs) {

@@ -47,6 +47,9 @@ namespace loopwire::lwload {
 
 struct FanoutWorkerConfig {
     const ResolvedTarget* target = nullptr;
+    // A second server (a cluster's other node): the subscribers of odd index connect to it, the others and the
+    // publisher to target. nullptr: everyone to target.
+    const ResolvedTarget* splitTarget = nullptr;
     std::string_view subscriberPath;  // request-target of the subscribers' upgrade requests
     std::string_view publisherPath;   // request-target of the publisher's
     std::string_view authority;       // Host header value
@@ -54,8 +57,12 @@ struct FanoutWorkerConfig {
     std::uint64_t messageBytes = 20;  // at least kCounterBytes
     bool text = false;
     std::uint32_t subscribers = 0;
-    std::uint32_t window = 8;         // messages in flight at most, 1 to limits::kMaxFanoutWindow
-    std::uint64_t seed = 1;           // for keys and masks
+    std::uint32_t window = 8;  // messages in flight at most, 1 to limits::kMaxFanoutWindow
+    std::uint64_t seed = 1;    // for keys and masks
+    // How long the publisher waits, once every subscriber has joined, before its first message: a cluster's nodes
+    // subscribe to a topic's channel when their first subscriber joins, and a message published before that
+    // subscription reached the broker never reaches them (Redis's pub/sub keeps nothing).
+    std::int64_t settleNs = 0;
     const TlsContext* tls = nullptr;  // wss://: the TLS settings; outlives the worker. nullptr: ws://
     RunPlan plan;
 };
@@ -95,6 +102,7 @@ private:
         std::uint32_t generation = 0;
         State state = State::Closed;
         bool publisher = false;
+        bool split = false;  // subscriber: connects to config.splitTarget
         bool wantWrite = false;
         bool member = false;             // subscriber: counted in every message published from now on
         bool mismatch = false;           // subscriber: the message being received differs from the expected bytes
@@ -145,6 +153,7 @@ private:
     std::size_t frameOffset_ = 0;
     bool frameWriting_ = false;  // frame_ is (partly) unsent
     Connection publisher_;
+    std::int64_t settleUntilNs_ = 0;  // when everyone has joined: the end of config_.settleNs
     std::vector<Connection> subscribers_;
     std::vector<Slot> window_;
     std::unique_ptr<char[]> recvBuffer_;

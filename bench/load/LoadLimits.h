@@ -26,6 +26,9 @@ inline constexpr std::size_t kMaxBodyBytes = 64 * 1024 * 1024;
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024 * 1024;
 // Messages a fanout run keeps in flight at most (--window).
 inline constexpr std::uint32_t kMaxFanoutWindow = 1024;
+// fanout --settle: the longest wait between the last subscriber joining and the first message. Past it: a usage
+// error (the wait counts against the join time, kMaxFanoutJoinNs).
+inline constexpr std::uint32_t kMaxFanoutSettleMs = 5000;
 // How long a fanout run waits, past its planned end, for every subscriber to join before the measured time
 // begins; a run whose subscribers cannot all join ends then with nothing counted.
 inline constexpr std::int64_t kMaxFanoutJoinNs = 5'000'000'000;

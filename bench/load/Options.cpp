@@ -171,6 +171,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     bool sizeGiven = false;
     bool kindGiven = false;
     bool windowGiven = false;
+    bool settleGiven = false;
     bool tlsResumeGiven = false;
     for (; i < argc; ++i) {
         std::string_view arg = argv[i];
@@ -284,6 +285,15 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             }
             o.window = static_cast<std::uint32_t>(number);
             windowGiven = true;
+        } else if (flag("", "--settle")) {
+            if (!next(v) || !parseUnsigned(v, limits::kMaxFanoutSettleMs, number)) {
+                return fail("--settle takes milliseconds from 0 to " + std::to_string(limits::kMaxFanoutSettleMs));
+            }
+            o.settleMs = static_cast<std::uint32_t>(number);
+            settleGiven = true;
+        } else if (flag("", "--split-url")) {
+            if (!next(v)) return fail("--split-url takes a ws:// URL");
+            o.splitUrl = std::string(v);
         } else if (!arg.empty() && arg.front() == '-') {
             return fail("unknown option '" + std::string(arg) + "'");
         } else {
@@ -303,6 +313,17 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     }
     if (o.mode == LoadMode::Fanout && o.target.scheme != Scheme::WebSocket) {
         return fail("lwload fanout takes a ws:// or wss:// URL");
+    }
+    if (settleGiven && o.mode != LoadMode::Fanout) return fail("--settle is for fanout");
+    if (!o.splitUrl.empty()) {
+        if (o.mode != LoadMode::Fanout) return fail("--split-url is for fanout");
+        if (!parseUrl(o.splitUrl, o.splitTarget, error)) return fail("--split-url: " + error);
+        if (o.splitTarget.scheme != Scheme::WebSocket || o.splitTarget.tls != o.target.tls) {
+            return fail("--split-url takes a URL of the same scheme as the target's");
+        }
+        if (!o.allowRemote && !isLoopbackHost(o.splitTarget.host)) {
+            return fail("refusing to load " + o.splitTarget.host + " (--split-url): only loopback targets");
+        }
     }
     if (!o.target.tls && (!o.caFile.empty() || tlsResumeGiven)) {
         return fail("--cacert and --tls-resume are for https:// and wss:// URLs");

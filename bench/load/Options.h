@@ -47,6 +47,11 @@ struct LoadOptions {
 
     // Fanout: messages in flight at most.
     std::uint32_t window = 8;
+    // Fanout: --settle, milliseconds between every subscriber having joined and the first message.
+    std::uint32_t settleMs = 0;
+    // Fanout: --split-url, a second server for every other subscriber (a cluster's second node); empty: none.
+    std::string splitUrl;
+    TargetUrl splitTarget;
 };
 
 struct ParseOutcome {

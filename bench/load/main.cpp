@@ -120,6 +120,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "lwload: %s\n", error.c_str());
         return 2;
     }
+    ResolvedTarget splitTarget;
+    if (!options.splitUrl.empty() && !resolveTarget(options.splitTarget, options.allowRemote, splitTarget, error)) {
+        std::fprintf(stderr, "lwload: --split-url: %s\n", error.c_str());
+        return 2;
+    }
     // A fanout run has one connection more than -c: the publisher.
     if (!ensureDescriptors(options.connections + (options.mode == LoadMode::Fanout ? 1 : 0))) {
         std::fprintf(stderr, "lwload: %u connections need more file descriptors than RLIMIT_NOFILE allows\n",
@@ -206,6 +211,7 @@ int main(int argc, char** argv) {
         std::random_device entropy;
         FanoutWorkerConfig config;
         config.target = &target;
+        config.splitTarget = options.splitUrl.empty() ? nullptr : &splitTarget;
         config.subscriberPath = subscriberPath;
         config.publisherPath = publisherPath;
         config.authority = options.target.authority;
@@ -214,6 +220,7 @@ int main(int argc, char** argv) {
         config.text = options.text;
         config.subscribers = options.connections;
         config.window = options.window;
+        config.settleNs = std::int64_t{options.settleMs} * 1'000'000;
         config.tls = tls.get();
         config.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
         config.plan = plan;

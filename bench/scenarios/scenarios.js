@@ -94,6 +94,16 @@ const fanoutServers = () => ({
   uws: uwsApiServer('fanout', '{uws}'),
 });
 
+// cluster/*: how long lwload waits after its subscribers have joined before publishing (lwload --settle), so that
+// both nodes' SUBSCRIBE has reached Redis (a message published before that never reaches a node: at most once).
+const CLUSTER_SETTLE_MS = 250;
+
+// The servers of cluster/fanout: two nodes of the ws/fanout server sharing one Redis, started by the launcher.
+const clusterServer = (node, module) => ({
+  command: ['{node}', '{root}/bench/scenarios/js/cluster/launcher.js', '--node', node, '--module', module],
+  requires: module,
+});
+
 const SCENARIOS = [
   {
     name: 'http/hello-world',
@@ -166,6 +176,35 @@ const SCENARIOS = [
     unit: 'delivery',
     joinSeconds: 1,
     servers: fanoutServers(),
+  },
+  {
+    // ws/fanout across a cluster: two server processes and a redis-server, the publisher and half the subscribers
+    // on the first node, the other half on the second (lwload fanout --split-url). Every message crosses Redis.
+    // loopwire links the nodes with app.connectPubSub; uWebSockets.js with the glue its users write (two ioredis
+    // connections per node, app.publish for what the subscriber receives). The CPU per delivery is that of both
+    // nodes and Redis together: the launcher runs them all in the server's process group.
+    name: 'cluster/fanout',
+    request: { mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: CLUSTER_SETTLE_MS },
+    connections: FANOUT_SUBSCRIBERS,
+    unit: 'delivery',
+    joinSeconds: 2,
+    servers: {
+      'loopwire-js': clusterServer('loopwire-node.js', '{root}'),
+      uws: clusterServer('uws-glue-node.js', '{uws}'),
+    },
+  },
+  {
+    // cluster/fanout with 10 subscribers: each message reaches few sockets, so what it costs to cross the cluster
+    // (the publish to Redis, Redis, the message back on each node) is most of a delivery's cost.
+    name: 'cluster/fanout-10',
+    request: { mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: CLUSTER_SETTLE_MS },
+    connections: 10,
+    unit: 'delivery',
+    joinSeconds: 2,
+    servers: {
+      'loopwire-js': clusterServer('loopwire-node.js', '{root}'),
+      uws: clusterServer('uws-glue-node.js', '{uws}'),
+    },
   },
 ].map((scenario) => ({
   enabled: true,

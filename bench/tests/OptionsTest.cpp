@@ -87,6 +87,18 @@ TEST(Options, ParsesFanoutOptions) {
     EXPECT_EQ(out.options.window, 16u);
     EXPECT_FALSE(out.options.text);
     EXPECT_EQ(out.options.target.path, "/room");
+    EXPECT_TRUE(out.options.splitUrl.empty());
+}
+
+TEST(Options, ParsesASecondServerForHalfTheSubscribers) {
+    const ParseOutcome out = parse({"fanout", "--split-url", "ws://127.0.0.1:9002/room", "ws://127.0.0.1:9001/room"});
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(out.options.splitTarget.port, 9002);
+    EXPECT_EQ(out.options.target.port, 9001);
+    EXPECT_EQ(out.options.settleMs, 0u);
+    const ParseOutcome settled = parse({"fanout", "--settle", "5000", "ws://127.0.0.1:9001/room"});
+    ASSERT_TRUE(settled.ok) << settled.error;
+    EXPECT_EQ(settled.options.settleMs, limits::kMaxFanoutSettleMs);
 }
 
 TEST(Options, ParsesTlsOptions) {
@@ -150,6 +162,14 @@ TEST(Options, RefusesWhatFanoutCannotDo) {
              {"fanout", "-p", "2", "ws://127.0.0.1/"},
              {"ws", "--window", "4", "ws://127.0.0.1/"},  // fanout only
              {"http", "--window", "4", "http://127.0.0.1/"},
+             {"ws", "--split-url", "ws://127.0.0.1:2/", "ws://127.0.0.1/"},        // fanout only
+             {"fanout", "--split-url", "http://127.0.0.1:2/", "ws://127.0.0.1/"},  // the same scheme
+             {"fanout", "--split-url", "wss://127.0.0.1:2/", "ws://127.0.0.1/"},
+             {"fanout", "--split-url", "ws://192.0.2.1:2/", "ws://127.0.0.1/"},  // loopback only
+             {"fanout", "--split-url", "ws://127.0.0.1/"},                       // takes a URL
+             {"fanout", "--settle", "5001", "ws://127.0.0.1/"},                  // kMaxFanoutSettleMs
+             {"fanout", "--settle", "soon", "ws://127.0.0.1/"},
+             {"ws", "--settle", "10", "ws://127.0.0.1/"},  // fanout only
          }) {
         args.insert(args.begin(), "lwload");
         const ParseOutcome out = parseOptions(static_cast<int>(args.size()), args.data());

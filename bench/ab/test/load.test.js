@@ -40,6 +40,15 @@ test('a WebSocket fan-out: the subscribers, the message and the window', () => {
     ['fanout', '-c', '4', '-n', '32', '-d', '600s', '-s', '20', '--binary', '--window', '8', 'ws://127.0.0.1:9/']);
 });
 
+test('a cluster fan-out sends every other subscriber to the second node', () => {
+  const s = scenario({ mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: 250 },
+    { connections: 1000 });
+  assert.deepEqual(loadArgs(s, 9, { seconds: 2, splitPort: 10 }),
+    ['fanout', '-c', '1000', '-d', '2s', '-s', '20', '--binary', '--window', '8', '--split-url', 'ws://127.0.0.1:10/',
+      '--settle', '250', 'ws://127.0.0.1:9/']);
+  assert.throws(() => loadArgs(s, 9, { seconds: 2 }), /split on/);
+});
+
 test('a TLS scenario is loaded over https:// or wss://', () => {
   assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true }), 8443, { seconds: 2 }),
     ['http', '-c', '100', '-d', '2s', 'https://127.0.0.1:8443/']);

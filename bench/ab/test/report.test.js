@@ -154,5 +154,23 @@ test('WebSocket rows name their unit after the CPU figure, with three significan
   const echo = report.rowCells({ name: 'ws/echo-20b', unit: 'message', summary: fast }, false);
   assert.match(echo[7], /µs\/message \(/);
   assert.match(report.rowCells({ name: 'http/cached', unit: 'request', summary: fast }, false)[7], /0\.80 µs \(/);
-  assert.ok(report.LEGEND.some((text) => /deliveries per second for ws\/fanout/.test(text)));
+  assert.ok(report.LEGEND.some((text) => /deliveries per second for ws\/fanout and cluster\/fanout/.test(text)));
+});
+
+test('a fan-out scenario reports the median of its rounds\' delivery latency per side', () => {
+  const copy = (p50, p99) => ({ latencyUs: { p50, p99, max: p99 } });
+  const scenario = {
+    name: 'cluster/fanout', status: 'measured', unit: 'delivery',
+    rounds: [
+      { copies: { 'base#1': copy(6000, 18000), 'base#2': copy(7000, 19000), 'head#1': copy(3000, 9000),
+        'head#2': copy(3500, 11000) } },
+      { copies: { 'base#1': copy(6500, 20000), 'base#2': copy(5000, 17000), 'head#1': copy(2000, 10000),
+        'head#2': copy(4000, 12000) } },
+    ],
+  };
+  assert.equal(report.latencyText(scenario, 'base'), '6.00 / 18.0 ms');
+  assert.equal(report.latencyText(scenario, 'head'), '3.00 / 10.0 ms');
+  assert.deepEqual(report.notes({ scenarios: [scenario] }),
+    ['- cluster/fanout: delivery latency p50 / p99 (median of the rounds): base 6.00 / 18.0 ms, head 3.00 / 10.0 ms']);
+  assert.equal(report.latencyText({ rounds: [] }, 'base'), null);
 });

@@ -10,16 +10,32 @@ const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-test('the nine scenarios, all switched on', () => {
+test('the eleven scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
-    'http/cached', 'http/hello-pipelined', 'https/hello-world', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout']);
+    'http/cached', 'http/hello-pipelined', 'https/hello-world', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout',
+    'cluster/fanout', 'cluster/fanout-10']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
     assert.equal(s.request.tls, s.name.startsWith('https/'), s.name);
-    assert.equal(s.connections, s.name === 'ws/fanout' ? FANOUT_SUBSCRIBERS : 100, s.name);
+    assert.equal(s.connections, { 'cluster/fanout-10': 10 }[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
+      s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
     assert.equal(s.unit, { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode], s.name);
-    assert.equal(s.joinSeconds, s.request.mode === 'fanout' ? 1 : 0, s.name);
+    assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2 }[s.name] ?? 0, s.name);
+  }
+});
+
+test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half the subscribers on each', () => {
+  const clusters = SCENARIOS.filter((s) => s.name.startsWith('cluster/'));
+  assert.equal(clusters.length, 2);
+  for (const cluster of clusters) {
+    assert.equal(cluster.request.split, true);
+    assert.equal(cluster.request.settleMs, 250);
+    assert.deepEqual(Object.keys(cluster.servers).sort(), ['loopwire-js', 'uws']);
+    for (const server of Object.values(cluster.servers)) {
+      assert.equal(server.command[1], '{root}/bench/scenarios/js/cluster/launcher.js');
+      assert.ok(fs.existsSync(path.join(ROOT, 'bench/scenarios/js/cluster', server.command[3])), server.command[3]);
+    }
   }
 });
 
@@ -72,7 +88,8 @@ test('every server named in the table exists and every implementation is known',
         }
       }
     }
-    if (s.enabled) assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
+    // Every single-server scenario runs on every implementation; a cluster one on those that have a cluster.
+    if (s.enabled && !s.request.split) assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
   }
 });
 

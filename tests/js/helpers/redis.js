@@ -56,7 +56,9 @@ class Redis {
   async start() {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.folder, '--loglevel', 'warning', ...this.extra];
-    this.child = spawn('redis-server', args, { stdio: 'ignore' });
+    // Without the sanitizer runtime the sanitized suite preloads into node (tests/js/helpers/sanitized.js).
+    const { LD_PRELOAD, ASAN_OPTIONS, UBSAN_OPTIONS, ...env } = process.env;
+    this.child = spawn('redis-server', args, { stdio: 'ignore', env });
     const child = this.child;
     const deadline = Date.now() + 10000;
     while (Date.now() < deadline) {
