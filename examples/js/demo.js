@@ -1,10 +1,12 @@
 // The demo `npm start` runs: a small tour of the API on one port (default 3000).
-//   /                 hello world
+//   /                 the landing page: a link to each part, and this server's counters live (over /stats/ws)
+//   /hello            hello world
 //   /users/:id        route parameters
 //   /echo (POST)      the request body, collected with collectBody
 //   /stream           a chunked response written over time
 //   /declarative/:name  a DeclarativeResponse, answered without calling JavaScript
 //   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
+//   /stats            the counters, as JSON
 // With REDIS_URL set (redis://127.0.0.1:6379), the chat's pub/sub is linked to that Redis, so that several demo
 // processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members.
 'use strict';
@@ -20,9 +22,15 @@ const NAME = /^(?=.*\S)[^\p{C}]{1,24}$/u;
 const MAX_MESSAGE_BYTES = 4 * 1024;
 // The page (inline script and style, nothing loaded from elsewhere) is read once, at start.
 const CHAT_PAGE = fs.readFileSync(path.join(__dirname, 'demo_chat.html'));
+const HOME_PAGE = fs.readFileSync(path.join(__dirname, 'demo_home.html'));
+const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
+// The landing page's counters are pushed to the topic STATS_TOPIC once a second, while anyone watches.
+const STATS_TOPIC = 'stats';
+const STATS_INTERVAL_MS = 1000;
 
 const app = uWS.App();
-if (process.env.REDIS_URL) {
+const linked = Boolean(process.env.REDIS_URL);
+if (linked) {
   app.connectPubSub(process.env.REDIS_URL, {
     prefix: process.env.PUBSUB_PREFIX ?? 'loopwire-demo:',
     ready: () => console.log(`pub/sub linked to ${process.env.REDIS_URL}`),
@@ -30,27 +38,66 @@ if (process.env.REDIS_URL) {
   });
 }
 
+// What the landing page shows. HTTP requests are counted by the routes that run JavaScript (the declarative one
+// does not); deliveries are this process's: each chat publish times the room's local members.
+const counts = { requests: 0, messages: 0, deliveries: 0, connections: 0 };
+let lastTick = { requests: 0, messages: 0, at: Date.now() };
+/** Wraps a route handler so that it counts its requests. */
+const counted = (handler) => (res, req) => {
+  counts.requests++;
+  return handler(res, req);
+};
+
+/** The counters: totals, and rates over the time since the last tick. */
+function statistics() {
+  const now = Date.now();
+  const seconds = Math.max((now - lastTick.at) / 1000, 0.001);
+  const pubsub = app.getPubSubStats();
+  const stats = {
+    connections: counts.connections,
+    requestsPerSecond: Math.round((counts.requests - lastTick.requests) / seconds),
+    messagesPerSecond: Math.round((counts.messages - lastTick.messages) / seconds),
+    deliveries: counts.deliveries,
+    link: linked ? pubsub.state : 'off',
+    fromOthers: pubsub.delivered,
+  };
+  return { stats, tick: { requests: counts.requests, messages: counts.messages, at: now } };
+}
+
+setInterval(() => {
+  const { stats, tick } = statistics();
+  lastTick = tick;
+  if (app.numSubscribers(STATS_TOPIC) > 0) app.publish(STATS_TOPIC, JSON.stringify(stats));
+}, STATS_INTERVAL_MS).unref();
+
 /** Sends {name, text, at} or {name, event, at, online} as JSON to everyone in the room, the sender included. */
 function announce(room, message) {
+  counts.deliveries += app.numSubscribers(`room/${room}`);
   app.publish(`room/${room}`, JSON.stringify({ ...message, at: Date.now() }), false, true);
 }
 
 app
-  .get('/', (res) => {
-    res.writeHeader('content-type', 'text/plain')
-      .end('Hello from loopwire. Try /users/42, POST /echo, /stream, /declarative/you, /chat\n');
-  })
-  .get('/users/:id', (res, req) => {
+  .get('/', counted((res) => {
+    res.writeHeader('content-type', 'text/html; charset=utf-8').writeHeader('content-security-policy', PAGE_POLICY)
+      .end(HOME_PAGE);
+  }))
+  .get('/hello', counted((res) => {
+    res.writeHeader('content-type', 'text/plain').end('Hello from loopwire!\n');
+  }))
+  .get('/stats', counted((res) => {
+    res.writeHeader('content-type', 'application/json').end(JSON.stringify(statistics().stats));
+  }))
+  .get('/users/:id', counted((res, req) => {
     res.writeHeader('content-type', 'application/json').end(JSON.stringify({ id: req.getParameter('id') }));
-  })
-  .post('/echo', (res) => {
+  }))
+  .post('/echo', counted((res) => {
     res.onAborted(() => {});
     res.collectBody(1024 * 1024, (body) => {
       if (body === null) res.writeStatus('413 Payload Too Large').end();
       else res.end(body);
     });
-  })
-  .get('/stream', (res) => {
+  }))
+  .get('/stream', counted((res) => {
     let aborted = false;
     res.onAborted(() => { aborted = true; });
     let count = 0;
@@ -65,17 +112,23 @@ app
         }
       });
     }, 100);
-  })
+  }))
   .get('/declarative/:name', new uWS.DeclarativeResponse()
     .writeHeader('content-type', 'text/plain')
     .write('Hello, ')
     .writeParameterValue('name')
     .end('!\n'))
-  .get('/chat', (res) => {
-    res.writeHeader('content-type', 'text/html; charset=utf-8')
-      .writeHeader('content-security-policy',
-                   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+  .get('/chat', counted((res) => {
+    res.writeHeader('content-type', 'text/html; charset=utf-8').writeHeader('content-security-policy', PAGE_POLICY)
       .end(CHAT_PAGE);
+  }))
+  .ws('/stats/ws', {
+    open: (ws) => {
+      counts.connections++;
+      ws.subscribe(STATS_TOPIC);
+      ws.send(JSON.stringify(statistics().stats));
+    },
+    close: () => { counts.connections--; },
   })
   .ws('/chat/ws', {
     compression: uWS.SHARED_COMPRESSOR | uWS.SHARED_DECOMPRESSOR,
@@ -92,14 +145,17 @@ app
                   req.getHeader('sec-websocket-extensions'), context);
     },
     open: (ws) => {
+      counts.connections++;
       ws.subscribe(`room/${ws.room}`);
       announce(ws.room, { name: ws.name, event: 'joined', online: app.numSubscribers(`room/${ws.room}`) });
     },
     message: (ws, message, isBinary) => {
+      counts.messages++;
       if (isBinary) ws.end(1003, 'text only');
       else announce(ws.room, { name: ws.name, text: Buffer.from(message).toString() });
     },
     close: (ws) => {
+      counts.connections--;
       // The ws can no longer publish here; the app can, and the closed ws is no longer among the subscribers.
       announce(ws.room, { name: ws.name, event: 'left', online: app.numSubscribers(`room/${ws.room}`) });
     },

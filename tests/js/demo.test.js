@@ -99,3 +99,50 @@ test('chat: Chromium pages in one room see joins, messages (the sender\'s too) a
   await logMatches(carol, 'alice left (2 online)', 'carol sees alice leave');
   for (const page of [alice, bob, carol]) assert.deepEqual(page.exceptions, []);
 });
+
+test('home: / links every part of the demo; /stats counts requests, connections and the Redis link', async (t) => {
+  const { port } = await startExample(t, 'demo.js');
+  const page = await fetch(`http://127.0.0.1:${port}/`);
+  assert.match(page.headers.get('content-type'), /^text\/html/);
+  assert.match(page.headers.get('content-security-policy'), /default-src 'none'/);
+  const html = await page.text();
+  for (const link of ['/hello', '/users/42', '/stream', '/declarative/you', '/chat?room=lobby', '/stats']) {
+    assert.match(html, new RegExp(`href="${link.replace('?', '\\?')}"`), link);
+    const target = await fetch(`http://127.0.0.1:${port}${link}`);
+    assert.equal(target.status, 200, link);
+    await target.arrayBuffer();
+  }
+  const stats = await (await fetch(`http://127.0.0.1:${port}/stats`)).json();
+  assert.deepEqual(Object.keys(stats).sort(),
+    ['connections', 'deliveries', 'fromOthers', 'link', 'messagesPerSecond', 'requestsPerSecond'].sort());
+  assert.equal(stats.link, 'off');
+  assert.equal(stats.connections, 0);
+});
+
+test('home: in Chromium, the counters are live and the Redis link shows as ready',
+     { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
+  if (!chromium) assert.fail(MISSING_CHROMIUM);
+  const { startRedis } = require('./helpers/redis.js');
+  const redis = await startRedis(t);
+  const { port } = await startExample(t, 'demo.js', { REDIS_URL: redis.url });
+  const browser = await launchChromium(t, chromium);
+  const home = await browser.openPage(`http://127.0.0.1:${port}/`);
+  const cell = (id) => home.evaluate(`document.getElementById('${id}').textContent`);
+  await waitFor(async () => (await cell('link')) === 'ready', 'the page shows the Redis link ready');
+  await waitFor(async () => Number(await cell('connections')) >= 1, 'the page counts its own WebSocket');
+  // Requests made now show up in the next second's rate.
+  const load = setInterval(() => { fetch(`http://127.0.0.1:${port}/hello`).then((r) => r.arrayBuffer(), () => {}); }, 20);
+  t.after(() => clearInterval(load));
+  await waitFor(async () => Number((await cell('requestsPerSecond')).replace(/,/g, '')) > 0,
+    'the page shows requests per second');
+  clearInterval(load);
+  // A chat message counts as a message and as deliveries.
+  const chat = await browser.openPage(`http://127.0.0.1:${port}/chat?room=r1&name=dana`);
+  await waitFor(async () => (await chat.evaluate("document.getElementById('status').textContent")) === 'connected',
+    'the chat connects');
+  await chat.evaluate(`document.getElementById('text').value = 'hi'; document.getElementById('say').requestSubmit();`);
+  await waitFor(async () => Number(await cell('deliveries')) >= 2, 'the page counts the chat\'s deliveries');
+  await waitFor(async () => Number(await cell('connections')) >= 2, 'the page counts the chat\'s WebSocket');
+  assert.deepEqual(home.exceptions, []);
+  assert.deepEqual(chat.exceptions, []);
+});
