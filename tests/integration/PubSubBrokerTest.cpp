@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -320,6 +321,84 @@ TEST_P(PubSubCluster, ReportsSomethingThatIsNotRedisOnItsPort) {
     ::shutdown(listener, SHUT_RDWR);
     ::close(listener);
     fake.join();
+}
+
+// How many times Redis has run command (INFO commandstats), or 0.
+int commandCalls(RedisServer& redis, const std::string& command) {
+    const std::string reply = redis.command("*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n");
+    const std::string key = "cmdstat_" + command + ":calls=";
+    const std::size_t at = reply.find(key);
+    return at == std::string::npos ? 0 : std::atoi(reply.c_str() + at + key.size());
+}
+
+// The number of channels Redis has subscribers for (PUBSUB NUMPAT would not do: these are plain channels).
+int channelCount(RedisServer& redis) {
+    const std::string reply = redis.command("*2\r\n$6\r\nPUBSUB\r\n$8\r\nCHANNELS\r\n");
+    return reply.size() > 1 && reply[0] == '*' ? std::atoi(reply.c_str() + 1) : -1;
+}
+
+// Ten thousand topics subscribed by one socket in one handler cost Redis ten SUBSCRIBE commands (1,024 channels
+// each at most); a topic subscribed and unsubscribed within one handler costs it nothing; leaving them all
+// unsubscribes them all.
+TEST_P(PubSubCluster, BatchesTenThousandTopicsAndTheirChurn) {
+    RedisServer redis;
+    constexpr int kTopics = 10000;
+    ServerOptions serverOptions;
+    serverOptions.backend = backend();
+    EventLog log;
+    TestServer server(serverOptions, [&](App& app) {
+        WebSocketBehavior<Nothing> behavior;
+        behavior.message = [](WebSocket<Nothing>* ws, std::string_view message, OpCode) {
+            if (message == "many") {
+                for (int i = 0; i < kTopics; ++i)
+                    ws->subscribe("t" + std::to_string(i));
+            } else if (message == "none") {
+                for (int i = 0; i < kTopics; ++i)
+                    ws->unsubscribe("t" + std::to_string(i));
+            } else if (message == "flap") {
+                for (int i = 0; i < 100; ++i) {
+                    ws->subscribe("flap");
+                    ws->unsubscribe("flap");
+                }
+            }
+            ws->send("done", OpCode::Text);
+        };
+        app.ws<Nothing>("/ws", std::move(behavior));
+        PubSubOptions options;
+        options.url = redis.url();
+        app.connectPubSub(options, [&log](const PubSubEvent& event) { log.add(eventText(event)); });
+    });
+    ASSERT_TRUE(log.waitFor("ready"));
+    Node publisher(backend(), redis.url());
+    ASSERT_TRUE(publisher.log.waitFor("ready"));
+    WsTestClient client(server.port());
+    ASSERT_EQ(client.handshake("/ws")->status, 101);
+    const int subscribesBefore = commandCalls(redis, "subscribe");
+
+    client.sendText("many");
+    ASSERT_EQ(client.readFrame()->payload, "done");
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (channelCount(redis) != kTopics && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(5ms);
+    EXPECT_EQ(channelCount(redis), kTopics);
+    EXPECT_EQ(commandCalls(redis, "subscribe") - subscribesBefore, (kTopics + 1023) / 1024);
+    publisher.server().runOnLoop([](App& app) { app.publish("t5000", "to one of ten thousand", OpCode::Text); });
+    auto frame = client.readFrame();
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->payload, "to one of ten thousand");
+
+    const int beforeFlap = commandCalls(redis, "subscribe") + commandCalls(redis, "unsubscribe");
+    client.sendText("flap");
+    ASSERT_EQ(client.readFrame()->payload, "done");
+    std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(commandCalls(redis, "subscribe") + commandCalls(redis, "unsubscribe"), beforeFlap);
+
+    client.sendText("none");
+    ASSERT_EQ(client.readFrame()->payload, "done");
+    const auto emptied = std::chrono::steady_clock::now() + 5s;
+    while (channelCount(redis) != 0 && std::chrono::steady_clock::now() < emptied)
+        std::this_thread::sleep_for(5ms);
+    EXPECT_EQ(channelCount(redis), 0);
 }
 
 TEST_P(PubSubCluster, RefusesAMalformedUrl) {
