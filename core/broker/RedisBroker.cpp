@@ -524,7 +524,13 @@ void RedisBroker::readAvailable() {
         heardSinceTick_ = true;
         for (;;) {
             resp::RespResult result = framer_.next(in_.view());
-            if (result.status == resp::RespStatus::NeedMore) break;
+            if (result.status == resp::RespStatus::NeedMore) {
+                if (in_.size() > kMaxReplyBytes) {
+                    fail("PROTOCOL", describe("the broker sent a reply longer than 64 MiB"));
+                    return;
+                }
+                break;
+            }
             if (result.status == resp::RespStatus::Error) {
                 fail("PROTOCOL", describe(std::string("the broker sent something that is not RESP (") +
                                           std::string(resp::nameOf(result.error)) + ")"));
@@ -565,7 +571,8 @@ void RedisBroker::handleReply(std::string_view reply) {
 
 void RedisBroker::handleHelloReply(std::string_view code, std::string_view text, bool isMap) {
     if (!code.empty()) {
-        if (code == "ERR" || code == "NOPROTO") {
+        const bool tooOld = code == "NOPROTO" || (code == "ERR" && text.find("unknown command") != std::string_view::npos);
+        if (tooOld) {
             fail("PROTOCOL", describe(std::string("the broker refused HELLO 3 (loopwire needs Redis 6 or newer): ") +
                                       std::string(text)));
         } else {

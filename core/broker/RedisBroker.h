@@ -45,6 +45,9 @@ public:
     static constexpr std::size_t kReadChunkBytes = 64 * 1024;
     // Buffers that grew past this for a burst are freed once they are empty again.
     static constexpr std::size_t kMaxRetainedBufferBytes = 256 * 1024;
+    // A reply (a message pushed by Redis) longer than this drops the connection (PROTOCOL): it bounds what a peer on
+    // the Redis port can make the App buffer.
+    static constexpr std::size_t kMaxReplyBytes = 64 * 1024 * 1024;
     // Error replies reported to the application at most once per this long (the rest are only counted).
     static constexpr std::uint64_t kErrorReportIntervalMs = 1000;
 

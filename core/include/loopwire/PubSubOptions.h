@@ -26,7 +26,7 @@ std::string_view nameOf(PubSubState state) noexcept;
 struct PubSubStats {
     PubSubState state = PubSubState::Closed;
     std::uint64_t published = 0;     // messages handed to the broker (written to its connection)
-    std::uint64_t delivered = 0;     // messages from other Apps given to this App's subscribers
+    std::uint64_t delivered = 0;     // messages from other Apps received for this App's topics
     std::uint64_t dropped = 0;       // publishes lost: the queue was full (see PubSubOptions::maxQueuedBytes)
     std::uint64_t reconnects = 0;    // connections made after the first one
     std::uint64_t errors = 0;        // error replies and failed connection attempts
