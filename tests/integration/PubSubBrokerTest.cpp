@@ -2,6 +2,7 @@
 // once and in order; subscriptions that follow the local subscribers; and the faults: Redis restarted, stopped,
 // refusing, absent, or something else on its port. Every test runs on both loop backends.
 #include "Fixture.h"
+#include "broker/RedisBroker.h"
 #include "RedisServer.h"
 #include "WebSocketFixture.h"
 #include "WsTestClient.h"
@@ -399,6 +400,51 @@ TEST_P(PubSubCluster, BatchesTenThousandTopicsAndTheirChurn) {
     while (channelCount(redis) != 0 && std::chrono::steady_clock::now() < emptied)
         std::this_thread::sleep_for(5ms);
     EXPECT_EQ(channelCount(redis), 0);
+}
+
+// A peer on the Redis port that answers HELLO and then pushes a message longer than RedisBroker::kMaxReplyBytes is
+// dropped (PROTOCOL) once that much has arrived, rather than buffered.
+TEST_P(PubSubCluster, DropsAReplyLongerThanItsLimit) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::listen(listener, 4), 0);
+    socklen_t length = sizeof address;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    std::atomic<bool> stop{false};
+    std::atomic<std::size_t> sent{0};
+    std::thread fake([&] {
+        const int client = ::accept(listener, nullptr, nullptr);
+        if (client < 0) return;
+        char request[256];
+        (void)::recv(client, request, sizeof request, 0);  // HELLO 3 SETNAME loopwire
+        const std::string hello = "%1\r\n$5\r\nproto\r\n:3\r\n";
+        const std::string header = ">3\r\n$7\r\nmessage\r\n$14\r\nloopwire:topic\r\n$100000000\r\n";
+        ::send(client, hello.data(), hello.size(), MSG_NOSIGNAL);
+        ::send(client, header.data(), header.size(), MSG_NOSIGNAL);
+        const std::string chunk(1 << 20, 'x');
+        while (!stop && sent < 100u << 20) {
+            const ssize_t n = ::send(client, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+            if (n <= 0) break;
+            sent += static_cast<std::size_t>(n);
+        }
+        ::close(client);
+    });
+    {
+        PubSubOptions options;
+        options.reconnectMinDelayMs = 5000;
+        Node node(backend(), "redis://127.0.0.1:" + std::to_string(ntohs(address.sin_port)), options);
+        EXPECT_TRUE(node.log.waitFor("ready"));
+        EXPECT_TRUE(node.log.waitFor("disconnected:PROTOCOL", 1, 10s));
+    }
+    stop = true;
+    ::shutdown(listener, SHUT_RDWR);
+    ::close(listener);
+    fake.join();
+    EXPECT_GE(sent.load(), broker::RedisBroker::kMaxReplyBytes);
+    EXPECT_LT(sent.load(), 100u << 20) << "the connection was dropped before the whole message came";
 }
 
 TEST_P(PubSubCluster, RefusesAMalformedUrl) {
