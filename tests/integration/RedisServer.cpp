@@ -17,7 +17,7 @@ namespace loopwire::test {
 
 namespace {
 
-int freePort() {
+int pickFreePort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -44,13 +44,15 @@ int connectTo(int port) {
 
 }  // namespace
 
+int RedisServer::freePort() { return pickFreePort(); }
+
 bool RedisServer::available() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
 
 RedisServer::RedisServer(std::vector<std::string> extraArguments) : extraArguments_(std::move(extraArguments)) {
     char pattern[] = "/tmp/loopwire-redis-XXXXXX";
     folder_ = ::mkdtemp(pattern) != nullptr ? pattern : "/tmp";
     for (int attempt = 0; attempt < 5 && !running(); ++attempt) {
-        port_ = freePort();
+        port_ = pickFreePort();
         start();
     }
 }

@@ -23,6 +23,8 @@ public:
 
     // Whether redis-server is on this machine (the tests fail without it: scripts/deps.sh installs it).
     static bool available();
+    // A loopback port that was free a moment ago (for the options of a server, such as a cluster's bus port).
+    static int freePort();
 
     int port() const noexcept { return port_; }
     std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
