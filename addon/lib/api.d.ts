@@ -256,7 +256,8 @@ export interface TemplatedApp {
     numSubscribers(topic: RecognizedString): number;
     /**
      * Pub/sub across processes and machines (docs/node/pubsub-cluster.md): from now on every publish of this App
-     * (app.publish, ws.publish) also goes to the Redis server at url (redis://[[user]:password@]host[:port]), and
+     * (app.publish, ws.publish) also goes to the Redis server at url (redis://[[user]:password@]host[:port], or
+     * several hosts separated by commas, tried in turn), and
      * what other Apps connected with the same prefix publish reaches this App's subscribers. Connects in the
      * background and reconnects on its own; a url that is not a redis:// URL throws a TypeError. Replaces an
      * earlier connection; app.close() ends it.

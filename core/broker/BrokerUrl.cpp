@@ -28,6 +28,41 @@ bool percentDecode(std::string_view text, std::string& out) {
     return true;
 }
 
+// Reads "host", "host:port", "[v6]" or "[v6]:port" into endpoint; returns what is wrong, or an empty string.
+std::string parseEndpoint(std::string_view text, BrokerUrl::Endpoint& endpoint) {
+    std::string_view portText;
+    bool hasPort = false;
+    if (!text.empty() && text[0] == '[') {
+        const std::size_t close = text.find(']');
+        if (close == std::string_view::npos) return "an IPv6 host must end with ]";
+        endpoint.host.assign(text.substr(1, close - 1));
+        std::string_view after = text.substr(close + 1);
+        if (!after.empty()) {
+            if (after[0] != ':') return "a port must follow the host after a colon";
+            portText = after.substr(1);
+            hasPort = true;
+        }
+    } else {
+        const std::size_t colon = text.find(':');
+        endpoint.host.assign(text.substr(0, colon));
+        if (colon != std::string_view::npos) {
+            portText = text.substr(colon + 1);
+            hasPort = true;
+        }
+    }
+    if (endpoint.host.empty()) return "the URL has no host";
+    if (!hasPort) return {};
+    if (portText.empty() || portText.size() > 5) return "the port must be a number from 1 to 65535";
+    unsigned value = 0;
+    for (char c : portText) {
+        if (c < '0' || c > '9') return "the port must be a number from 1 to 65535";
+        value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (value == 0 || value > 65535) return "the port must be a number from 1 to 65535";
+    endpoint.port = static_cast<std::uint16_t>(value);
+    return {};
+}
+
 }  // namespace
 
 std::string BrokerUrl::parse(std::string_view url) {
@@ -61,36 +96,15 @@ std::string BrokerUrl::parse(std::string_view url) {
             hasPassword = true;
         }
     }
-    std::string_view portText;
-    bool hasPort = false;
-    if (!authority.empty() && authority[0] == '[') {
-        const std::size_t close = authority.find(']');
-        if (close == std::string_view::npos) return "an IPv6 host must end with ]";
-        host.assign(authority.substr(1, close - 1));
-        std::string_view after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after[0] != ':') return "a port must follow the host after a colon";
-            portText = after.substr(1);
-            hasPort = true;
-        }
-    } else {
-        const std::size_t colon = authority.find(':');
-        host.assign(authority.substr(0, colon));
-        if (colon != std::string_view::npos) {
-            portText = authority.substr(colon + 1);
-            hasPort = true;
-        }
-    }
-    if (host.empty()) return "the URL has no host";
-    if (hasPort) {
-        if (portText.empty() || portText.size() > 5) return "the port must be a number from 1 to 65535";
-        unsigned value = 0;
-        for (char c : portText) {
-            if (c < '0' || c > '9') return "the port must be a number from 1 to 65535";
-            value = value * 10 + static_cast<unsigned>(c - '0');
-        }
-        if (value == 0 || value > 65535) return "the port must be a number from 1 to 65535";
-        port = static_cast<std::uint16_t>(value);
+    // One host or several, separated by commas: the link tries them in turn (the nodes of a cluster).
+    for (;;) {
+        const std::size_t comma = authority.find(',');
+        Endpoint endpoint;
+        if (std::string error = parseEndpoint(authority.substr(0, comma), endpoint); !error.empty()) return error;
+        endpoints.push_back(std::move(endpoint));
+        if (comma == std::string_view::npos) break;
+        if (endpoints.size() == kMaxEndpoints) return "the URL names more than 16 hosts";
+        authority.remove_prefix(comma + 1);
     }
     return {};
 }

@@ -134,12 +134,13 @@ void RedisBroker::changeStatus(Status next) noexcept {
 void RedisBroker::beginAttempt() {
     changeStatus(Status::Resolving);
     attemptTimer_.start(options_.connectTimeoutMs);
-    const std::string port = std::to_string(url_.port);
+    const BrokerUrl::Endpoint& target = url_.endpoints[endpoint_];
+    const std::string port = std::to_string(target.port);
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
     addrinfo* found = nullptr;
-    if (::getaddrinfo(url_.host.c_str(), port.c_str(), &hints, &found) == 0) {
+    if (::getaddrinfo(target.host.c_str(), port.c_str(), &hints, &found) == 0) {
         onResolved(0, found->ai_addr, found->ai_addrlen);
         ::freeaddrinfo(found);
         return;
@@ -148,7 +149,7 @@ void RedisBroker::beginAttempt() {
     auto request = std::make_shared<ResolveRequest>();
     request->loop = &loop_;
     resolving_ = request;
-    std::thread([request, broker = this, host = url_.host, port] {
+    std::thread([request, broker = this, host = target.host, port] {
         addrinfo nameHints{};
         nameHints.ai_socktype = SOCK_STREAM;
         nameHints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
@@ -277,9 +278,12 @@ void RedisBroker::fail(std::string_view code, std::string_view message) {
     if (!wasReady) ++stats_.errors;
     report(wasReady ? PubSubEventKind::Disconnected : PubSubEventKind::Error, code, message);
     changeStatus(Status::Waiting);
+    // The next host of the URL is tried next; a full round of them counts as one step of the backoff.
+    endpoint_ = (endpoint_ + 1) % url_.endpoints.size();
     // Capped exponential backoff, each delay drawn between half and all of its step (so that the Apps of a
     // cluster that lost the same Redis do not all come back at the same instant).
-    const std::uint32_t shift = std::min<std::uint32_t>(failedAttempts_, 20);
+    const auto rounds = static_cast<std::uint32_t>(failedAttempts_ / url_.endpoints.size());
+    const std::uint32_t shift = std::min<std::uint32_t>(rounds, 20);
     const std::uint64_t step =
         std::min<std::uint64_t>(std::uint64_t{options_.reconnectMinDelayMs} << shift, options_.reconnectMaxDelayMs);
     ++failedAttempts_;
@@ -628,9 +632,10 @@ void RedisBroker::report(PubSubEventKind kind, std::string_view code, std::strin
 
 std::string RedisBroker::describe(std::string_view what) const {
     std::string text = "pub/sub broker ";
-    const bool ipv6 = url_.host.find(':') != std::string::npos;
-    text += ipv6 ? "[" + url_.host + "]" : url_.host;
-    text += ":" + std::to_string(url_.port) + ": ";
+    const BrokerUrl::Endpoint& target = url_.endpoints[endpoint_];
+    const bool ipv6 = target.host.find(':') != std::string::npos;
+    text += ipv6 ? "[" + target.host + "]" : target.host;
+    text += ":" + std::to_string(target.port) + ": ";
     text += what;
     return text;
 }

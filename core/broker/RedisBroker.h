@@ -126,6 +126,7 @@ private:
     Timer pingTimer_;
     std::shared_ptr<ResolveRequest> resolving_;
     std::uint32_t failedAttempts_ = 0;
+    std::size_t endpoint_ = 0;  // the host of url_ tried now
     bool everReady_ = false;
     bool heardSinceTick_ = false;
     bool pingOutstanding_ = false;

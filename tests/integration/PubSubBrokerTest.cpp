@@ -498,6 +498,28 @@ TEST_P(PubSubCluster, WorksOnARedisClusterThroughAnyNode) {
     EXPECT_TRUE(sender->staysQuiet(100ms));
 }
 
+// A URL of several hosts: the link tries the next when one fails, and goes back round when that one fails too.
+TEST_P(PubSubCluster, TriesTheNextHostOfItsUrl) {
+    RedisServer first;
+    RedisServer second;
+    first.stop();
+    PubSubOptions options;
+    options.reconnectMinDelayMs = 10;
+    options.reconnectMaxDelayMs = 20;
+    Node node(backend(),
+              "redis://127.0.0.1:" + std::to_string(first.port()) + ",127.0.0.1:" + std::to_string(second.port()),
+              options);
+    ASSERT_TRUE(node.log.waitFor("error:ECONNREFUSED"));
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    auto client = node.connect();
+    ASSERT_TRUE(waitForSubscribers(second, "loopwire:chat", 1));
+    // The second goes, the first comes back: the link follows.
+    ASSERT_TRUE(first.start());
+    second.stop();
+    ASSERT_TRUE(node.log.waitFor("ready", 2, 10s));
+    EXPECT_TRUE(waitForSubscribers(first, "loopwire:chat", 1));
+}
+
 TEST_P(PubSubCluster, RefusesAMalformedUrl) {
     ServerOptions serverOptions;
     serverOptions.backend = backend();

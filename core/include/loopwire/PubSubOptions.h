@@ -56,8 +56,9 @@ struct PubSubOptions {
     // Default for maxQueuedBytes.
     static constexpr std::size_t kDefaultMaxQueuedBytes = 8 * 1024 * 1024;
 
-    // redis://[[user]:password@]host[:port][/db]; host may be a name, an IPv4 address or an IPv6 one in brackets;
-    // the port defaults to 6379. (The db number is accepted and ignored: Redis's pub/sub ignores databases.)
+    // redis://[[user]:password@]host[:port][,host[:port]...][/db]; host may be a name, an IPv4 address or an IPv6
+    // one in brackets; the port defaults to 6379. Several hosts (up to 16, a cluster's nodes) are tried in turn,
+    // the next when one fails. (The db number is accepted and ignored: Redis's pub/sub ignores databases.)
     std::string url;
     // Every channel this App uses is prefix + topic, so that applications that share a Redis stay apart.
     std::string prefix = "loopwire:";
