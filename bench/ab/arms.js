@@ -19,10 +19,10 @@ const PORT_ARGS = ['--port', '0'];
 // How long `require(module)` may take when checking that a module loads.
 const REQUIRE_CHECK_TIMEOUT_MS = 20000;
 
-// Replaces {node}, {root}, {build}, {uws}, {tlsKey} and {tlsCert} in one argument; the last two stay as they are
-// when the arm has no TLS files.
+// Replaces {node} (the arm's Node, arm.node, or the runner's), {root}, {build}, {uws}, {tlsKey} and {tlsCert} in
+// one argument; the last two stay as they are when the arm has no TLS files.
 function fill(text, arm) {
-  return text.replaceAll('{node}', process.execPath).replaceAll('{root}', arm.root)
+  return text.replaceAll('{node}', arm.node ?? process.execPath).replaceAll('{root}', arm.root)
     .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE)
     .replaceAll('{tlsKey}', arm.tls?.key ?? '{tlsKey}').replaceAll('{tlsCert}', arm.tls?.cert ?? '{tlsCert}');
 }
@@ -31,11 +31,12 @@ const TLS_PLACEHOLDER = /\{tls(Key|Cert)\}/;
 
 const requireChecks = new Map();
 
-// null when `require(spec)` works from directory dir, else the first line of the error.
-function requireProblem(spec, dir) {
-  const key = `${dir}\0${spec}`;
+// null when `require(spec)` works from directory dir with the Node node (an addon loads only in the Node it was
+// built for), else the first line of the error.
+function requireProblem(spec, dir, node = process.execPath) {
+  const key = `${node}\0${dir}\0${spec}`;
   if (!requireChecks.has(key)) {
-    const result = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', spec],
+    const result = spawnSync(node, ['-e', 'require(process.argv[1])', spec],
       { cwd: dir, encoding: 'utf8', timeout: REQUIRE_CHECK_TIMEOUT_MS });
     const problem = result.status === 0 ? null
       : (result.stderr.split('\n').find((line) => /Error/.test(line)) ?? `exit status ${result.status}`).trim();
@@ -69,7 +70,7 @@ function serverFor(arm, scenario) {
   if (script && !fs.existsSync(script)) return { skip: `${arm.side}: ${path.relative(arm.root, script)} is missing` };
   if (!script && !fs.existsSync(argv[0])) return { skip: `${arm.side}: ${argv[0]} was not built` };
   if (entry.requires) {
-    const problem = requireProblem(fill(entry.requires, arm), path.dirname(script ?? argv[0]));
+    const problem = requireProblem(fill(entry.requires, arm), path.dirname(script ?? argv[0]), arm.node);
     if (problem !== null) return { skip: `${arm.side}: ${fill(entry.requires, arm)} does not load (${problem})` };
   }
   return { argv, cwd: arm.root, fixedPort: false };
@@ -78,10 +79,11 @@ function serverFor(arm, scenario) {
 // A short name for an arm, for the report: "loopwire-cpp @ 1a2b3c4 (subject)".
 function describeArm(arm) {
   if (arm.kind === 'command') return `command: ${arm.command}`;
-  if (arm.vs) return `${arm.impl} (Node ${process.version})`;
+  const onNode = arm.nodeVersion ?? process.version;
+  if (arm.vs) return `${arm.impl} (Node ${onNode})`;
   const where = arm.kind === 'worktree' ? `working tree${arm.dirty ? ' (uncommitted changes)' : ''}`
     : `${arm.sha.slice(0, 10)}${arm.ref !== arm.sha ? ` (${arm.ref})` : ''}`;
-  return `${arm.impl} @ ${where}`;
+  return `${arm.impl} @ ${where}${arm.node ? ` (Node ${onNode})` : ''}`;
 }
 
 module.exports = { serverFor, describeArm, requireProblem, fill, PORT_ARGS };

@@ -12,6 +12,7 @@ const { describeArm, fill } = require('./arms');
 const { buildCommit, buildWorkingTree, prepareCommit } = require('./build');
 const { makeTlsFiles, needsTls } = require('./tls');
 const { ensureUwsInstalled } = require('./uws');
+const { installNode } = require('../../scripts/lib/node-versions');
 const git = require('./git');
 
 const madeWorktrees = [];
@@ -86,6 +87,17 @@ function prepareArms(settings, { implementations, scenarios = [], tmpDir, note }
   if ([base, head].some((arm) => arm.impl === 'uws')) {
     const problem = ensureUwsInstalled(note);
     if (problem !== null) note(`uwebsockets could not be installed (${problem}); its scenarios will be skipped`);
+  }
+  if (settings.node !== null) {
+    // The JavaScript arms but uws (whose binaries load here only on the runner's Node) run on that line.
+    const { node } = installNode(settings.node);
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    for (const arm of [base, head]) {
+      if (arm.kind === 'command' || !implementations[arm.impl].followsNodeOption) continue;
+      arm.node = node;
+      arm.nodeVersion = version;
+    }
+    note(`JavaScript servers other than uws run on Node ${version} (${node})`);
   }
   const tls = tlsFilesFor(settings, scenarios, tmpDir, note);
   for (const arm of [base, head]) {

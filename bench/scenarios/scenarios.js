@@ -34,18 +34,20 @@ const DEFAULT_CONNECTIONS = 100;
 const DEFAULT_PIPELINE = 1;
 
 // The implementations. buildTargets: the CMake targets an arm running it needs built (cached per commit).
-// prepare: a command run in the arm's checkout before its servers start (the addon's own build), and the folders it
-// writes, cached per commit; in the working tree it runs every time, as an incremental build, so that an edited
+// followsNodeOption: the arm runs on the Node that --node names (the runner's Node otherwise; uws always stays on
+// it). prepare: a command run in the arm's checkout before its servers start (the addon's own build), and the
+// folders it writes, cached per commit; in the working tree it runs every time, as an incremental build, so that an edited
 // source is measured as edited.
 const IMPLEMENTATIONS = {
   'loopwire-cpp': { label: 'loopwire (C++)', buildTargets: ['bench_scenarios'] },
   'loopwire-js': {
     label: 'loopwire (JS addon)',
     buildTargets: [],
+    followsNodeOption: true,
     prepare: { command: ['{node}', '{root}/scripts/build-addon.js', '--quiet'],
       outputs: ['build-addon'] },
   },
-  'node-http': { label: 'node:http + ws', buildTargets: [] },
+  'node-http': { label: 'node:http + ws', buildTargets: [], followsNodeOption: true },
   uws: { label: 'uWebSockets.js (npm uwebsockets)', buildTargets: [] },
 };
 

@@ -66,3 +66,27 @@ test('refusals', () => {
 test('--help', () => {
   assert.deepEqual(parse('--help'), { help: true });
 });
+
+test('--node takes a Node major version', () => {
+  const { parseArguments, UsageError } = require('../args');
+  const { SCENARIOS, IMPLEMENTATIONS } = require('../../scenarios/scenarios');
+  const tables = { scenarios: SCENARIOS, implementations: IMPLEMENTATIONS };
+  assert.equal(parseArguments(['--vs', 'uws', '--impl', 'loopwire-js', '--node', '24'], tables).node, 24);
+  assert.equal(parseArguments(['--vs', 'uws'], tables).node, null);
+  for (const bad of ['v24', '24.1', '17', '100', '']) {
+    assert.throws(() => parseArguments(['--vs', 'uws', '--node', bad], tables), UsageError, bad);
+  }
+  assert.deepEqual(Object.entries(IMPLEMENTATIONS).filter(([, impl]) => impl.followsNodeOption).map(([name]) => name),
+    ['loopwire-js', 'node-http']);
+});
+
+test('an arm on another Node fills {node} with it and says so in its label', () => {
+  const { fill, describeArm } = require('../arms');
+  const arm = { side: 'head', kind: 'worktree', impl: 'loopwire-js', root: '/r', dirty: false,
+    node: '/n/bin/node', nodeVersion: 'v24.1.0' };
+  assert.equal(fill('{node}', arm), '/n/bin/node');
+  assert.equal(fill('{node}', { ...arm, node: undefined }), process.execPath);
+  assert.equal(describeArm(arm), 'loopwire-js @ working tree (Node v24.1.0)');
+  assert.equal(describeArm({ ...arm, node: undefined, nodeVersion: undefined }), 'loopwire-js @ working tree');
+  assert.equal(describeArm({ ...arm, vs: true }), 'loopwire-js (Node v24.1.0)');
+});
