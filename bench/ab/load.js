@@ -31,6 +31,8 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
     return args;
   }
   if (scenario.pipeline !== 1) args.push('-p', String(scenario.pipeline));
+  if (request.reconnect) args.push('--reconnect');
+  if (request.tls && request.tlsResume === false) args.push('--tls-resume', 'off');
   if (request.method !== 'GET') args.push('-m', request.method);
   if (request.bodyFile) args.push('--body-file', request.bodyFile);
   args.push(`${request.tls ? 'https' : 'http'}://127.0.0.1:${port}${request.path}`);

@@ -17,8 +17,9 @@
 // `request.tls` makes lwload load the scenario over TLS (https://, wss://) on keep-alive connections.
 //
 // `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
-// `unit` is what lwload counts and the report divides CPU time by: 'request' (HTTP), 'message' (an echo) or
-// 'delivery' (a message received by one subscriber). `joinSeconds` is how long lwload may take to open its
+// `unit` is what lwload counts and the report divides CPU time by: 'request' (HTTP), 'handshake' (an HTTP request
+// on a connection of its own, with its TLS handshake), 'message' (an echo) or 'delivery' (a message received by
+// one subscriber). `joinSeconds` is how long lwload may take to open its
 // connections before its measured time begins (lwload fanout starts measuring once every subscriber has
 // joined): the runner allows it on top of the duration before calling a run stalled.
 //
@@ -76,6 +77,9 @@ const TLS_ARGS = ['--key', '{tlsKey}', '--cert', '{tlsCert}'];
 const withTls = (server) => ({ ...server, command: [...server.command, ...TLS_ARGS] });
 const httpsServers = (name) => Object.fromEntries(Object.entries(httpServers(`https-${name}`))
   .map(([impl, server]) => [impl, withTls(server)]));
+
+// The connections of https/handshake-*, each making one handshake after another.
+const HANDSHAKE_CONNECTIONS = 20;
 
 // The subscribers of ws/fanout.
 const FANOUT_SUBSCRIBERS = 1000;
@@ -154,6 +158,25 @@ const SCENARIOS = [
     // makes for the run.
     name: 'https/hello-world',
     request: { method: 'GET', path: '/', tls: true },
+    servers: httpsServers('hello-world'),
+  },
+  {
+    // A full TLS handshake per request: each of 20 connections connects, handshakes without offering a session,
+    // sends one GET, reads the answer and closes, and again at once (lwload --reconnect --tls-resume off). CPU per
+    // request is CPU per full handshake (plus a small request).
+    name: 'https/handshake-full',
+    request: { method: 'GET', path: '/', tls: true, reconnect: true, tlsResume: false },
+    connections: HANDSHAKE_CONNECTIONS,
+    unit: 'handshake',
+    servers: httpsServers('hello-world'),
+  },
+  {
+    // The same, each connection offering the session (the TLS 1.3 ticket) its last handshake left: CPU per resumed
+    // handshake.
+    name: 'https/handshake-resumed',
+    request: { method: 'GET', path: '/', tls: true, reconnect: true, tlsResume: true },
+    connections: HANDSHAKE_CONNECTIONS,
+    unit: 'handshake',
     servers: httpsServers('hello-world'),
   },
   {

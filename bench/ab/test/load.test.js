@@ -49,6 +49,15 @@ test('a cluster fan-out sends every other subscriber to the second node', () => 
   assert.throws(() => loadArgs(s, 9, { seconds: 2 }), /split on/);
 });
 
+test('a handshake scenario reconnects after each request, offering the last session or not', () => {
+  assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true, reconnect: true, tlsResume: false },
+    { connections: 20 }), 8443, { seconds: 2 }),
+  ['http', '-c', '20', '-d', '2s', '--reconnect', '--tls-resume', 'off', 'https://127.0.0.1:8443/']);
+  assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true, reconnect: true, tlsResume: true },
+    { connections: 20 }), 8443, { seconds: 2 }),
+  ['http', '-c', '20', '-d', '2s', '--reconnect', 'https://127.0.0.1:8443/']);
+});
+
 test('a TLS scenario is loaded over https:// or wss://', () => {
   assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true }), 8443, { seconds: 2 }),
     ['http', '-c', '100', '-d', '2s', 'https://127.0.0.1:8443/']);

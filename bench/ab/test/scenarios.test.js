@@ -10,19 +10,30 @@ const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-test('the eleven scenarios, all switched on', () => {
+test('the thirteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
-    'http/cached', 'http/hello-pipelined', 'https/hello-world', 'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout',
-    'cluster/fanout', 'cluster/fanout-10']);
+    'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
+    'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
     assert.equal(s.request.tls, s.name.startsWith('https/'), s.name);
-    assert.equal(s.connections, { 'cluster/fanout-10': 10 }[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
+    const connections = { 'cluster/fanout-10': 10, 'https/handshake-full': 20, 'https/handshake-resumed': 20 };
+    assert.equal(s.connections, connections[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
       s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
-    assert.equal(s.unit, { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode], s.name);
+    const unit = s.request.reconnect ? 'handshake' : { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
+    assert.equal(s.unit, unit, s.name);
     assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2 }[s.name] ?? 0, s.name);
   }
+});
+
+test('https/handshake-full and -resumed: one TLS handshake per request, with and without a session offered', () => {
+  const full = SCENARIOS.find((s) => s.name === 'https/handshake-full');
+  const resumed = SCENARIOS.find((s) => s.name === 'https/handshake-resumed');
+  assert.equal(full.request.reconnect, true);
+  assert.equal(full.request.tlsResume, false);
+  assert.equal(resumed.request.tlsResume, true);
+  assert.deepEqual(full.servers, SCENARIOS.find((s) => s.name === 'https/hello-world').servers);
 });
 
 test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half the subscribers on each', () => {
