@@ -25,7 +25,7 @@ struct BrokerUrl {
     };
 
     std::vector<Endpoint> endpoints;  // at least one after a successful parse
-    std::string user;  // empty: the default user
+    std::string user;                 // empty: the default user
     std::string password;
     bool hasPassword = false;
 

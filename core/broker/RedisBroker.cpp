@@ -575,7 +575,8 @@ void RedisBroker::handleReply(std::string_view reply) {
 
 void RedisBroker::handleHelloReply(std::string_view code, std::string_view text, bool isMap) {
     if (!code.empty()) {
-        const bool tooOld = code == "NOPROTO" || (code == "ERR" && text.find("unknown command") != std::string_view::npos);
+        const bool tooOld =
+            code == "NOPROTO" || (code == "ERR" && text.find("unknown command") != std::string_view::npos);
         if (tooOld) {
             fail("PROTOCOL", describe(std::string("the broker refused HELLO 3 (loopwire needs Redis 6 or newer): ") +
                                       std::string(text)));

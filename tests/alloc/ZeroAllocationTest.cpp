@@ -195,6 +195,20 @@ std::string maskedBinaryFrame(std::size_t length) {
     return frame;
 }
 
+// Sends a WebSocket upgrade request on client and reads the answer's head; whether it was 101.
+bool upgradeToWebSocket(TestClient& client) {
+    client.send(
+        "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    std::string head;
+    while (head.find("\r\n\r\n") == std::string::npos) {
+        std::string byte = client.readBytes(1);
+        if (byte.size() != 1) return false;
+        head += byte;
+    }
+    return head.rfind("HTTP/1.1 101 ", 0) == 0;
+}
+
 // A WebSocket echo of uncompressed binary messages (20 bytes and 4 KiB, the ws/echo-* scenarios) allocates
 // nothing per message once the connection is open.
 TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
@@ -211,16 +225,7 @@ TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
     for (std::size_t length : {std::size_t{20}, std::size_t{4096}}) {
         SCOPED_TRACE(length);
         TestClient client(server.port());
-        client.send(
-            "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-        std::string head;
-        while (head.find("\r\n\r\n") == std::string::npos) {
-            std::string byte = client.readBytes(1);
-            ASSERT_EQ(byte.size(), 1u);
-            head += byte;
-        }
-        ASSERT_EQ(head.rfind("HTTP/1.1 101 ", 0), 0u) << head;
+        ASSERT_TRUE(upgradeToWebSocket(client));
         const std::string frame = maskedBinaryFrame(length);
         const std::size_t echoBytes = (length < 126 ? 2 : 4) + length;
         auto echo = [&](int messages) {
@@ -263,22 +268,10 @@ TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
     };
     TestServer publisher(options, setup);
     TestServer subscriber(options, setup);
-    auto upgrade = [](TestClient& client) {
-        client.send(
-            "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-        std::string head;
-        while (head.find("\r\n\r\n") == std::string::npos) {
-            std::string byte = client.readBytes(1);
-            if (byte.size() != 1) return false;
-            head += byte;
-        }
-        return head.rfind("HTTP/1.1 101 ", 0) == 0;
-    };
     TestClient sender(publisher.port());
     TestClient receiver(subscriber.port());
-    ASSERT_TRUE(upgrade(sender));
-    ASSERT_TRUE(upgrade(receiver));
+    ASSERT_TRUE(upgradeToWebSocket(sender));
+    ASSERT_TRUE(upgradeToWebSocket(receiver));
     // Both links ready and the subscriber's App subscribed in Redis (the sender's App too: its sender subscribed).
     const std::string numsub = "*3\r\n$6\r\nPUBSUB\r\n$6\r\nNUMSUB\r\n$13\r\nloopwire:room\r\n";
     for (int i = 0; i < 500 && !redis.command(numsub).ends_with(":2\r\n"); ++i)

@@ -66,10 +66,10 @@ TEST(BrokerUrl, ReadsSeveralHosts) {
 }
 
 TEST(BrokerUrl, RefusesWhatIsNotARedisUrl) {
-    for (std::string_view text : {"http://h", "h:6379", "redis://", "redis://:6379", "redis://h:", "redis://h:0",
-                                  "redis://h:65536", "redis://h:123456", "redis://h:12ab", "redis://[::1",
-                                  "redis://[::1]x", "redis://h/db", "redis://:%zz@h", "redis://:%2@h", "redis://a,",
-                                  "redis://,b", "redis://a,b:0"}) {
+    for (std::string_view text :
+         {"http://h", "h:6379", "redis://", "redis://:6379", "redis://h:", "redis://h:0", "redis://h:65536",
+          "redis://h:123456", "redis://h:12ab", "redis://[::1", "redis://[::1]x", "redis://h/db", "redis://:%zz@h",
+          "redis://:%2@h", "redis://a,", "redis://,b", "redis://a,b:0"}) {
         BrokerUrl url;
         EXPECT_NE(url.parse(text), "") << text;
     }

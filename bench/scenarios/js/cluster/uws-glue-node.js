@@ -6,8 +6,8 @@
 // installed by the runner beside uwebsockets (bench/ab/uws.js), never a dependency of loopwire. Prints
 // "listening on <port>", then "linked" once both connections are ready and subscribed.
 const path = require('node:path');
-const { MAX_MESSAGE_BYTES, FANOUT_TOPIC, FANOUT_MAX_BACKPRESSURE_BYTES, UNAVAILABLE_EXIT_STATUS } =
-  require('../common');
+const { UNAVAILABLE_EXIT_STATUS } = require('../common');
+const { fanoutBehavior, FANOUT_TOPIC } = require('../uws/fanoutBehavior');
 
 const argument = (name) => process.argv[process.argv.indexOf(name) + 1];
 const CHANNEL = `glue:${FANOUT_TOPIC}`;
@@ -24,23 +24,9 @@ try {
 const publisher = new Redis(argument('--redis'));
 const subscriber = new Redis(argument('--redis'));
 const app = uWS.App();
-app.ws('/*', {
-  compression: uWS.DISABLED,
-  maxPayloadLength: MAX_MESSAGE_BYTES,
-  maxBackpressure: FANOUT_MAX_BACKPRESSURE_BYTES,
-  upgrade: (res, req, context) => {
-    res.upgrade({ subscriber: req.getQuery('role') === 'sub' }, req.getHeader('sec-websocket-key'),
-      req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
-  },
-  open: (ws) => {
-    if (ws.getUserData().subscriber) ws.subscribe(FANOUT_TOPIC);
-  },
-  message: (ws, message, isBinary) => {
-    // The message's memory is uWebSockets.js's only during the call: ioredis gets a copy.
-    if (!ws.getUserData().subscriber) publisher.publish(CHANNEL, Buffer.from(message));
-    void isBinary;
-  },
-});
+// The message's memory is uWebSockets.js's only during the call: ioredis gets a copy. isBinary does not cross the
+// glue: what comes back from Redis is published as binary, which is what lwload sends.
+app.ws('/*', fanoutBehavior(uWS, (message) => publisher.publish(CHANNEL, Buffer.from(message))));
 subscriber.on('messageBuffer', (channel, message) => {
   app.publish(FANOUT_TOPIC, message, true);
 });
