@@ -146,3 +146,42 @@ test('home: in Chromium, the counters are live and the Redis link shows as ready
   assert.deepEqual(home.exceptions, []);
   assert.deepEqual(chat.exceptions, []);
 });
+
+test('cluster chat: in Chromium, a message typed on one demo process appears on the other (examples/js/cluster_chat.js)',
+     { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
+  if (!chromium) assert.fail(MISSING_CHROMIUM);
+  const { spawn } = require('node:child_process');
+  const path = require('node:path');
+  const { startRedis } = require('./helpers/redis.js');
+  const redis = await startRedis(t);
+  const child = spawn(process.execPath, [path.join(__dirname, '../../examples/js/cluster_chat.js')],
+    { env: { ...process.env, PORT: '0', REDIS_URL: redis.url } });
+  t.after(() => child.kill('SIGTERM'));
+  let output = '';
+  const ports = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cluster_chat.js did not start: ${output}`)), 10000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = [...output.matchAll(/listening on (\d+)/g)].map((match) => Number(match[1]));
+      if (found.length === 2 && (output.match(/pub\/sub linked/g) ?? []).length === 2) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+  });
+  const browser = await launchChromium(t, chromium);
+  const log = "document.getElementById('log')?.innerText ?? ''";
+  const logMatches = (page, expected, what) => waitFor(async () => (await page.evaluate(log)).includes(expected), what);
+  const erin = await browser.openPage(`http://127.0.0.1:${ports[0]}/chat?room=r1&name=erin`);
+  await logMatches(erin, 'erin joined', 'erin sees her own join');
+  const frank = await browser.openPage(`http://127.0.0.1:${ports[1]}/chat?room=r1&name=frank`);
+  await logMatches(frank, 'frank joined', 'frank sees his own join');
+  await redis.waitForSubscribers('loopwire-demo:room/r1', 2);
+  await erin.evaluate(`document.getElementById('text').value = 'hello across processes';
+                       document.getElementById('say').requestSubmit();`);
+  await logMatches(frank, 'erin: hello across processes', 'frank, on the other process, sees erin\'s message');
+  await frank.evaluate(`document.getElementById('text').value = 'and back';
+                        document.getElementById('say').requestSubmit();`);
+  await logMatches(erin, 'frank: and back', 'erin sees frank\'s answer');
+  for (const page of [erin, frank]) assert.deepEqual(page.exceptions, []);
+});

@@ -83,7 +83,8 @@ test('multi_core.js with MODE=reuseport', async (t) => {
 test('demo.js', async (t) => {
   const { port } = await start(t, 'demo.js');
   const base = `http://127.0.0.1:${port}`;
-  assert.match(await (await fetch(`${base}/`)).text(), /Hello from loopwire/);
+  assert.match(await (await fetch(`${base}/`)).text(), /<title>loopwire demo<\/title>/);
+  assert.equal(await (await fetch(`${base}/hello`)).text(), 'Hello from loopwire!\n');
   assert.equal(await (await fetch(`${base}/echo`, { method: 'POST', body: 'echo me' })).text(), 'echo me');
   assert.equal(await (await fetch(`${base}/stream`)).text(), 'tick 1\ntick 2\ntick 3\ntick 4\ndone\n');
   assert.equal(await (await fetch(`${base}/declarative/you`)).text(), 'Hello, you!\n');
