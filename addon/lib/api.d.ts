@@ -257,10 +257,10 @@ export interface TemplatedApp {
     /**
      * Pub/sub across processes and machines (docs/node/pubsub-cluster.md): from now on every publish of this App
      * (app.publish, ws.publish) also goes to the Redis server at url (redis://[[user]:password@]host[:port], or
-     * several hosts separated by commas, tried in turn), and
+     * several hosts separated by commas, tried in turn; rediss:// for TLS), and
      * what other Apps connected with the same prefix publish reaches this App's subscribers. Connects in the
-     * background and reconnects on its own; a url that is not a redis:// URL throws a TypeError. Replaces an
-     * earlier connection; app.close() ends it.
+     * background and reconnects on its own; a url that is not a redis:// or rediss:// URL throws a TypeError.
+     * Replaces an earlier connection; app.close() ends it.
      */
     connectPubSub(url: string, options?: PubSubOptions): TemplatedApp;
     /** Ends the link to Redis (queued publishes are dropped); local pub/sub goes on. */
@@ -301,6 +301,12 @@ export interface TemplatedApp {
 
 /** Options of app.connectPubSub. Delays and intervals are in milliseconds. */
 export interface PubSubOptions {
+    /**
+     * rediss:// (TLS): the CA file (PEM) the server's certificate must chain to (default: the system's store); the
+     * certificate must also name the URL's host. tlsVerify: false accepts any certificate (tests only).
+     */
+    tlsCaFile?: string;
+    tlsVerify?: boolean;
     /** Every channel is prefix + topic, so that applications sharing a Redis stay apart. Default "loopwire:". */
     prefix?: string;
     /** Bytes of publishes that may wait while Redis is away or slow; past it they are dropped. Default 8 MiB. */

@@ -84,7 +84,8 @@ const char* kindName(PubSubEventKind kind) {
 
 }  // namespace
 
-// Takes (url: string, options?: PubSubOptions); returns this. A url that is not a redis:// URL is a TypeError, an
+// Takes (url: string, options?: PubSubOptions); returns this. A url that is not a redis:// or rediss:// URL is a
+// TypeError, an
 // option out of range a RangeError; connecting itself happens in the background and reports through the options'
 // callbacks.
 void AppWrap::connectPubSub(const Args& args) {
@@ -111,6 +112,23 @@ void AppWrap::connectPubSub(const Args& args) {
                 return throwTypeError(isolate, "app.connectPubSub: options.prefix must be a string");
             }
             options.prefix.assign(prefixBytes.view());
+        }
+        v8::Local<v8::Value> caFile;
+        if (!getField(isolate, object, "tlsCaFile", caFile)) return;
+        if (!caFile->IsUndefined()) {
+            BytesArgument caFileBytes;
+            if (!caFile->IsString() || !caFileBytes.read(isolate, caFile)) {
+                return throwTypeError(isolate, "app.connectPubSub: options.tlsCaFile must be a string");
+            }
+            options.tlsCaFile.assign(caFileBytes.view());
+        }
+        v8::Local<v8::Value> verify;
+        if (!getField(isolate, object, "tlsVerify", verify)) return;
+        if (!verify->IsUndefined()) {
+            if (!verify->IsBoolean()) {
+                return throwTypeError(isolate, "app.connectPubSub: options.tlsVerify must be a boolean");
+            }
+            options.tlsVerify = verify->BooleanValue(isolate);
         }
         if (!readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
             !readOptional(isolate, object, "reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||

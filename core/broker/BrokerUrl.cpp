@@ -67,9 +67,10 @@ std::string parseEndpoint(std::string_view text, BrokerUrl::Endpoint& endpoint) 
 
 std::string BrokerUrl::parse(std::string_view url) {
     constexpr std::string_view kRedis = "redis://";
-    if (url.starts_with("rediss://")) return "rediss:// (Redis over TLS) is not supported yet: use redis://";
-    if (!url.starts_with(kRedis)) return "the URL must start with redis://";
-    std::string_view rest = url.substr(kRedis.size());
+    constexpr std::string_view kRedisOverTls = "rediss://";
+    tls = url.starts_with(kRedisOverTls);
+    if (!tls && !url.starts_with(kRedis)) return "the URL must start with redis:// or rediss://";
+    std::string_view rest = url.substr(tls ? kRedisOverTls.size() : kRedis.size());
     std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
     std::string_view path = rest.substr(authority.size());
     if (!path.empty() && path[0] == '/') {

@@ -3,8 +3,8 @@
 //     redis://[[user]:password@]host[:port][,host[:port]...][/db]
 //
 // Several hosts (at most kMaxEndpoints) are the nodes the link tries in turn: when one fails, the next.
-// The user and password may be percent-encoded. parse() returns an error message naming what is wrong, or an
-// empty string. rediss:// (TLS) is recognised and refused for now with its own message.
+// rediss:// is the same over TLS. The user and password may be percent-encoded. parse() returns an error message
+// naming what is wrong, or an empty string.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@ struct BrokerUrl {
     std::string user;                 // empty: the default user
     std::string password;
     bool hasPassword = false;
+    bool tls = false;  // rediss://
 
     // Fills *this from url; returns an empty string, or what is wrong with url.
     std::string parse(std::string_view url);

@@ -209,9 +209,30 @@ void RedisBroker::onConnectFinished() {
     changeStatus(Status::Handshaking);
     loop_.setWatchedEvents(*this, io::kReadable);
     watchingWritable_ = false;
+    if (url_.tls) {
+        TlsClient::Options tlsOptions;
+        tlsOptions.serverName = url_.endpoints[endpoint_].host;
+        tlsOptions.caFile = options_.tlsCaFile;
+        tlsOptions.verify = options_.tlsVerify;
+        std::string problem;
+        tls_ = TlsClient::create(tlsOptions, problem);
+        if (!tls_) {
+            fail("TLS", describe(problem));
+            return;
+        }
+        if (!cipherBuffer_) cipherBuffer_ = std::make_unique<char[]>(kReadChunkBytes);
+        tls_->start();
+        writeOut();  // the ClientHello; HELLO follows once the handshake is done (receiveCipher)
+        return;
+    }
+    sendHello();
+}
+
+void RedisBroker::sendHello() {
     // HELLO 3 switches to RESP3 (pushes and replies on one connection), authenticates when the URL says so, and
     // names the connection for CLIENT LIST.
     LW_CHECK(out_.empty());
+    helloSent_ = true;
     if (url_.hasPassword) {
         const std::string_view user = url_.user.empty() ? std::string_view("default") : std::string_view(url_.user);
         resp::RespWriter::appendCommand(
@@ -307,6 +328,8 @@ void RedisBroker::closeConnection() noexcept {
         ::close(descriptor);
     }
     watchingWritable_ = false;
+    tls_.reset();
+    helloSent_ = false;
     requeueUnsent();
     in_.clear();
     if (in_.capacity() > kMaxRetainedBufferBytes) in_.release();
@@ -455,6 +478,10 @@ void RedisBroker::onFlush() {
 }
 
 void RedisBroker::writeOut() {
+    if (tls_) {
+        writeOutTls();
+        return;
+    }
     while (!out_.empty() && isWatched() && status_ != Status::Connecting) {
         const ssize_t sent = ::send(fd(), out_.data(), out_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (sent < 0) {
@@ -497,6 +524,62 @@ void RedisBroker::writeOut() {
     }
 }
 
+// With TLS, commands are encrypted only once the ciphertext of the last ones has left, so that what is not sent
+// yet stays plaintext commands in out_, which a failure can put back in the queue.
+void RedisBroker::writeOutTls() {
+    ByteBuffer& cipher = tls_->output();
+    for (;;) {
+        if (cipher.empty()) {
+            if (out_.empty() || !tls_->established()) break;
+            if (!tls_->send(out_.view())) {
+                fail("TLS", describe("cannot encrypt: " + tls_->error()));
+                return;
+            }
+            out_.clear();
+            outPublishes_ = 0;
+            outPartialBytes_ = 0;
+            if (out_.capacity() > kMaxRetainedBufferBytes) out_.release();
+        }
+        const ssize_t sent = ::send(fd(), cipher.data(), cipher.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (!watchingWritable_) {
+                    loop_.setWatchedEvents(*this, io::kReadable | io::kWritable);
+                    watchingWritable_ = true;
+                }
+                return;
+            }
+            const int sendError = errno;
+            fail(errnoCode(sendError), describe(std::string("the connection broke: ") + std::strerror(sendError)));
+            return;
+        }
+        cipher.consume(static_cast<std::size_t>(sent));
+    }
+    if (cipher.capacity() > kMaxRetainedBufferBytes) cipher.release();
+    if (watchingWritable_ && isWatched()) {
+        loop_.setWatchedEvents(*this, io::kReadable);
+        watchingWritable_ = false;
+    }
+}
+
+bool RedisBroker::receiveCipher(std::string_view cipher) {
+    const TlsClient::Status status = tls_->receive(cipher, in_);
+    if (status == TlsClient::Status::Failed) {
+        fail("TLS", describe(tls_->error()));
+        return false;
+    }
+    if (status == TlsClient::Status::Closed) {
+        fail("CLOSED", describe("the broker closed the TLS connection"));
+        return false;
+    }
+    if (tls_->established() && !helloSent_)
+        sendHello();
+    else
+        writeOut();  // handshake records, or what waited for the ciphertext to leave
+    return isWatched();
+}
+
 // ---- reading ----
 
 void RedisBroker::onIo(std::uint32_t events) {
@@ -511,7 +594,7 @@ void RedisBroker::onIo(std::uint32_t events) {
 
 void RedisBroker::readAvailable() {
     for (;;) {
-        char* at = in_.prepare(kReadChunkBytes);
+        char* at = tls_ ? cipherBuffer_.get() : in_.prepare(kReadChunkBytes);
         const ssize_t received = ::recv(fd(), at, kReadChunkBytes, MSG_DONTWAIT);
         if (received == 0) {
             fail("CLOSED", describe("the broker closed the connection"));
@@ -524,7 +607,11 @@ void RedisBroker::readAvailable() {
             fail(errnoCode(readError), describe(std::string("the connection broke: ") + std::strerror(readError)));
             return;
         }
-        in_.commit(static_cast<std::size_t>(received));
+        if (tls_) {
+            if (!receiveCipher({at, static_cast<std::size_t>(received)})) return;
+        } else {
+            in_.commit(static_cast<std::size_t>(received));
+        }
         heardSinceTick_ = true;
         for (;;) {
             resp::RespResult result = framer_.next(in_.view());

@@ -1,7 +1,8 @@
 // RedisBroker: an App's pub/sub link to a Redis server (6 or newer, standalone), on the App's own loop.
 //
 // One TCP connection speaking RESP3 (HELLO 3), so that the messages Redis pushes and the replies to PUBLISH share
-// it. The link's life is one status changed in one place (changeStatus):
+// it; with rediss://, TLS over it (TlsClient), the handshake part of Handshaking. The link's life is one status changed
+// in one place (changeStatus):
 //   Resolving -> Connecting -> Handshaking -> Ready -> Waiting -> Resolving ... ; any -> Closed (close()).
 // Resolving looks the host up (on a short-lived thread for a name; at once for an address), Connecting waits for
 // the non-blocking connect, Handshaking for HELLO's reply; Ready subscribes every topic of interest, sends what
@@ -22,6 +23,7 @@
 #include "broker/PubSubBroker.h"
 #include "broker/RespFramer.h"
 #include "loop/Loop.h"
+#include "net/TlsClient.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -86,12 +88,16 @@ private:
     void beginAttempt();
     void onResolved(int error, const sockaddr* address, unsigned length);
     void onConnectFinished();
+    void sendHello();
+    // rediss://: feeds received ciphertext to the TLS client; false when the connection failed.
+    bool receiveCipher(std::string_view cipher);
     void readAvailable();
     void handleReply(std::string_view reply);
     void handleHelloReply(std::string_view code, std::string_view text, bool isMap);
     void handlePush(std::string_view reply);
     void becomeReady();
     void writeOut();
+    void writeOutTls();
     void appendSubscriptions(bool all);
     void appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics);
     void requeueUnsent();
@@ -118,6 +124,9 @@ private:
     std::size_t outPublishes_ = 0;     // PUBLISH commands in out_ (for the stats)
     std::size_t outPartialBytes_ = 0;  // bytes at out_'s front that end a command partly sent
     bool watchingWritable_ = false;
+    std::unique_ptr<TlsClient> tls_;        // rediss://: the connection's TLS session
+    std::unique_ptr<char[]> cipherBuffer_;  // rediss://: where ciphertext is read (kReadChunkBytes)
+    bool helloSent_ = false;
 
     std::unordered_map<std::string, TopicState, StringHash, std::equal_to<>> topics_;
     std::vector<const std::string*> changed_;  // keys of topics_ whose interest changed in this batch

@@ -4,6 +4,7 @@
 #include "Fixture.h"
 #include "broker/RedisBroker.h"
 #include "RedisServer.h"
+#include "TestCertificates.h"
 #include "WebSocketFixture.h"
 #include "WsTestClient.h"
 
@@ -570,6 +571,66 @@ TEST_P(PubSubCluster, TriesTheNextHostOfItsUrl) {
     EXPECT_TRUE(waitForSubscribers(first, "loopwire:chat", 1));
 }
 
+// rediss://: a Redis that speaks only TLS, its certificate checked against the test CA and the host name.
+TEST_P(PubSubCluster, LinksOverTlsWithACheckedCertificate) {
+    const TestCertificates& certificates = TestCertificates::get();
+    RedisServer redis(
+        {"--tls-cert-file", certificates.certFile, "--tls-key-file", certificates.keyFile, "--tls-ca-cert-file",
+         certificates.caFile, "--tls-auth-clients", "no", "--requirepass", "s3cret"},
+        true);
+    ASSERT_TRUE(redis.running());
+    const std::string port = std::to_string(redis.port());
+    PubSubOptions trusted;
+    trusted.tlsCaFile = certificates.caFile;
+    Node first(backend(), "rediss://:s3cret@localhost:" + port, trusted),
+        second(backend(), "rediss://:s3cret@127.0.0.1:" + port, trusted);
+    ASSERT_TRUE(first.log.waitFor("ready"));
+    ASSERT_TRUE(second.log.waitFor("ready"));
+    auto sender = first.connect();
+    auto remote = second.connect();
+    // No PUBSUB NUMSUB over plain text here: the subscription is proven by a message that crosses.
+    std::vector<std::string> delivered;
+    for (int attempt = 0; attempt < 100 && delivered.empty(); ++attempt) {
+        sender->sendText("over tls");
+        if (auto frame = remote->readFrame(50ms)) delivered.push_back(frame->payload);
+    }
+    ASSERT_FALSE(delivered.empty());
+    EXPECT_EQ(delivered.front(), "over tls");
+    const std::vector<std::string> messages = numbered("encrypted ", 100);
+    for (const std::string& message : messages)
+        sender->sendText(message);
+    for (;;) {  // the retries above may have been delivered late
+        auto frame = remote->readFrame();
+        ASSERT_TRUE(frame);
+        if (frame->payload == "over tls") continue;
+        EXPECT_EQ(frame->payload, messages.front());
+        break;
+    }
+    expectMessages(*remote, std::vector<std::string>(messages.begin() + 1, messages.end()));
+
+    // A certificate that does not chain to the CA given (the system's store does not know the test CA), a name
+    // the certificate does not have, and plain text to a TLS port: each fails clearly.
+    PubSubOptions slow;
+    slow.reconnectMinDelayMs = 1000;
+    Node untrusted(backend(), "rediss://localhost:" + port, slow);
+    EXPECT_TRUE(untrusted.log.waitFor("error:TLS"));
+    RedisServer otherName({"--tls-cert-file", certificates.otherCertFile, "--tls-key-file", certificates.otherKeyFile,
+                           "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no"},
+                          true);
+    PubSubOptions wrongName = trusted;
+    wrongName.reconnectMinDelayMs = 1000;
+    Node misnamed(backend(), "rediss://127.0.0.1:" + std::to_string(otherName.port()), wrongName);
+    EXPECT_TRUE(misnamed.log.waitFor("error:TLS"));
+    EXPECT_EQ(misnamed.log.count("ready"), 0u);
+    Node plainText(backend(), "redis://:s3cret@127.0.0.1:" + port, slow);
+    EXPECT_TRUE(plainText.log.waitFor("error:"));
+    EXPECT_EQ(plainText.log.count("ready"), 0u);
+    PubSubOptions unchecked = slow;
+    unchecked.tlsVerify = false;
+    Node anyCertificate(backend(), "rediss://:s3cret@127.0.0.1:" + port, unchecked);
+    EXPECT_TRUE(anyCertificate.log.waitFor("ready"));
+}
+
 TEST_P(PubSubCluster, RefusesAMalformedUrl) {
     ServerOptions serverOptions;
     serverOptions.backend = backend();
@@ -577,7 +638,7 @@ TEST_P(PubSubCluster, RefusesAMalformedUrl) {
     server.runOnLoop([](App& app) {
         std::string error;
         for (const char* url : {"http://127.0.0.1", "redis://", "redis://host:0", "redis://host:65536",
-                                "redis://host:12ab", "redis://[::1", "redis://:%zz@host", "rediss://host"}) {
+                                "redis://host:12ab", "redis://[::1", "redis://:%zz@host", "redisx://host"}) {
             PubSubOptions options;
             options.url = url;
             EXPECT_FALSE(app.tryConnectPubSub(options, {}, error)) << url;

@@ -48,7 +48,8 @@ int RedisServer::freePort() { return pickFreePort(); }
 
 bool RedisServer::available() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
 
-RedisServer::RedisServer(std::vector<std::string> extraArguments) : extraArguments_(std::move(extraArguments)) {
+RedisServer::RedisServer(std::vector<std::string> extraArguments, bool tlsOnly)
+    : extraArguments_(std::move(extraArguments)), tlsOnly_(tlsOnly) {
     char pattern[] = "/tmp/loopwire-redis-XXXXXX";
     folder_ = ::mkdtemp(pattern) != nullptr ? pattern : "/tmp";
     for (int attempt = 0; attempt < 5 && !running(); ++attempt) {
@@ -65,9 +66,13 @@ RedisServer::~RedisServer() {
 
 bool RedisServer::start() {
     if (running()) return true;
-    std::vector<std::string> arguments = {
-        "redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-        "--dir",        folder_,  "--loglevel",          "warning"};
+    std::vector<std::string> arguments = {"redis-server", "--bind", "127.0.0.1", "--save",     "",       "--appendonly",
+                                          "no",           "--dir",  folder_,     "--loglevel", "warning"};
+    if (tlsOnly_) {
+        arguments.insert(arguments.end(), {"--port", "0", "--tls-port", std::to_string(port_)});
+    } else {
+        arguments.insert(arguments.end(), {"--port", std::to_string(port_)});
+    }
     arguments.insert(arguments.end(), extraArguments_.begin(), extraArguments_.end());
     const pid_t child = ::fork();
     if (child == 0) {

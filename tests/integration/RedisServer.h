@@ -15,8 +15,10 @@ namespace loopwire::test {
 
 class RedisServer {
 public:
-    // extraArguments: more redis-server options ("--requirepass", "secret").
-    explicit RedisServer(std::vector<std::string> extraArguments = {});
+    // extraArguments: more redis-server options ("--requirepass", "secret"). tlsOnly: the port speaks TLS and
+    // nothing listens in plain text (give the --tls-cert-file, --tls-key-file and --tls-ca-cert-file options);
+    // command() does not work then.
+    explicit RedisServer(std::vector<std::string> extraArguments = {}, bool tlsOnly = false);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -42,6 +44,7 @@ public:
 
 private:
     std::vector<std::string> extraArguments_;
+    bool tlsOnly_ = false;
     std::string folder_;
     int port_ = 0;
     pid_t pid_ = -1;

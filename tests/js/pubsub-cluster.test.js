@@ -154,6 +154,31 @@ test('a refused password reaches the error callback with Redis\'s code', async (
   await waitFor(() => wrong.events.includes('error:WRONGPASS'));
 });
 
+test('rediss:// links over TLS, checking the certificate against tlsCaFile, and refuses one it cannot check',
+     async (t) => {
+  const { certificates } = require('./helpers/certificates.js');
+  const files = certificates();
+  const redis = await startRedis(t, ['--tls-cert-file', files.localhost.cert, '--tls-key-file', files.localhost.key,
+    '--tls-ca-cert-file', files.ca, '--tls-auth-clients', 'no'], { tlsOnly: true });
+  const url = `rediss://localhost:${redis.port}`;
+  const first = chatApp(t, url, { tlsCaFile: files.ca });
+  const second = chatApp(t, url, { tlsCaFile: files.ca });
+  await Promise.all([first.ready, second.ready]);
+  const sender = await connectClient(t, first.port, {}, '/ws');
+  const remote = await connectClient(t, second.port, {}, '/ws');
+  // The subscription is proven by a message that crosses (PUBSUB NUMSUB is not asked over TLS here).
+  for (let attempt = 0; attempt < 100 && remote.queued.length === 0; attempt++) {
+    sender.send('over tls');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal((await nextMessage(remote)).data.toString(), 'over tls');
+  const untrusted = chatApp(t, url, { reconnectMinDelay: 1000 });
+  await waitFor(() => untrusted.events.includes('error:TLS'));
+  assert.equal(untrusted.app.getPubSubStats().state, 'disconnected');
+  assert.throws(() => first.app.connectPubSub(url, { tlsCaFile: 5 }), { name: 'TypeError', message: /tlsCaFile/ });
+  assert.throws(() => first.app.connectPubSub(url, { tlsVerify: 'no' }), { name: 'TypeError', message: /tlsVerify/ });
+});
+
 test('connectPubSub checks its arguments', (t) => {
   const app = uWS.App();
   t.after(() => app.close());

@@ -56,10 +56,15 @@ struct PubSubOptions {
     // Default for maxQueuedBytes.
     static constexpr std::size_t kDefaultMaxQueuedBytes = 8 * 1024 * 1024;
 
-    // redis://[[user]:password@]host[:port][,host[:port]...][/db]; host may be a name, an IPv4 address or an IPv6
-    // one in brackets; the port defaults to 6379. Several hosts (up to 16, a cluster's nodes) are tried in turn,
-    // the next when one fails. (The db number is accepted and ignored: Redis's pub/sub ignores databases.)
+    // redis://[[user]:password@]host[:port][,host[:port]...][/db], or rediss:// for TLS; host may be a name, an
+    // IPv4 address or an IPv6 one in brackets; the port defaults to 6379. Several hosts (up to 16, a cluster's nodes)
+    // are tried in turn, the next when one fails. (The db number is accepted and ignored: Redis's pub/sub ignores
+    // databases.)
     std::string url;
+    // rediss:// (TLS): the server's certificate must chain to this CA file (PEM; empty: the system's store) and
+    // name the URL's host; tlsVerify = false accepts any certificate (for tests and self-signed servers only).
+    std::string tlsCaFile;
+    bool tlsVerify = true;
     // Every channel this App uses is prefix + topic, so that applications that share a Redis stay apart.
     std::string prefix = "loopwire:";
     // Publishes made while the broker is away, or written faster than it reads, wait in a queue of at most this

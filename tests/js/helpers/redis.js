@@ -43,18 +43,28 @@ function command(port, args) {
   });
 }
 
+/** Resolves whether something accepts TCP connections on port. */
+function accepts(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+    socket.on('error', () => resolve(false));
+  });
+}
+
 class Redis {
-  constructor(port, folder, extra) {
+  constructor(port, folder, extra, tlsOnly) {
     this.port = port;
     this.folder = folder;
     this.extra = extra;
+    this.tlsOnly = tlsOnly;
     this.child = null;
   }
 
-  get url() { return `redis://127.0.0.1:${this.port}`; }
+  get url() { return `${this.tlsOnly ? 'rediss' : 'redis'}://127.0.0.1:${this.port}`; }
 
   async start() {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+    const ports = this.tlsOnly ? ['--port', '0', '--tls-port', String(this.port)] : ['--port', String(this.port)];
+    const args = [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.folder, '--loglevel', 'warning', ...this.extra];
     // Without the sanitizer runtime the sanitized suite preloads into node (tests/js/helpers/sanitized.js).
     const { LD_PRELOAD, ASAN_OPTIONS, UBSAN_OPTIONS, ...env } = process.env;
@@ -64,8 +74,9 @@ class Redis {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
       try {
-        // Any reply will do: with requirepass, PING is refused (NOAUTH), but the server is up.
-        if ((await command(this.port, ['PING'])).length > 0) return;
+        // Any reply will do: with requirepass, PING is refused (NOAUTH), but the server is up. A TLS port cannot
+        // be asked in plain text: that it accepts connections will do.
+        if (this.tlsOnly ? await accepts(this.port) : (await command(this.port, ['PING'])).length > 0) return;
       } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -94,11 +105,14 @@ class Redis {
   }
 }
 
-/** Starts a redis-server for the test t (extra: more redis-server arguments); resolves with a Redis. */
-async function startRedis(t, extra = []) {
+/**
+ * Starts a redis-server for the test t (extra: more redis-server arguments; tlsOnly: its port speaks only TLS, with
+ * the --tls-* files given in extra, and command() does not work); resolves with a Redis.
+ */
+async function startRedis(t, extra = [], { tlsOnly = false } = {}) {
   if (!available()) throw new Error('redis-server is missing: run scripts/deps.sh --install');
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-redis-'));
-  const redis = new Redis(await freePort(), folder, extra);
+  const redis = new Redis(await freePort(), folder, extra, tlsOnly);
   t.after(async () => {
     await redis.stop();
     fs.rmSync(folder, { recursive: true, force: true });
