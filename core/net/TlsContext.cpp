@@ -27,6 +27,8 @@ struct ContextDeleter {
 using ContextPointer = std::unique_ptr<SSL_CTX, ContextDeleter>;
 
 constexpr unsigned char kSessionIdContext[] = "loopwire";
+// Session tickets a full TLS 1.3 handshake issues.
+constexpr std::size_t kTicketsPerHandshake = 1;
 // TLS 1.3 suites, in the server's order of preference: AES-128-GCM first (10 AES rounds where AES-256 takes 14,
 // with AES-NI both far beyond what anyone can break), as BoringSSL and Go order them; OpenSSL's default puts
 // AES-256 first.
@@ -241,7 +243,12 @@ ContextPointer buildContext(const SocketContextOptions& options, std::string& er
     SSL_CTX_set_min_proto_version(ssl, TLS1_2_VERSION);
     SSL_CTX_set_options(ssl, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
     if (options.ssl_prefer_low_memory_usage) SSL_CTX_set_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
-    SSL_CTX_set_session_cache_mode(ssl, SSL_SESS_CACHE_SERVER);
+    // Resumption through tickets only (TLS 1.3, and TLS 1.2's session tickets): a server-side cache would cost an
+    // insertion (and its lock) per full handshake, and its entries memory, for nothing tickets do not do. One
+    // ticket per full handshake, not OpenSSL's default two: each costs an encryption and a record, and a client
+    // resumes with one (docs/decisions/tls.md).
+    SSL_CTX_set_session_cache_mode(ssl, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(ssl, kTicketsPerHandshake);
     SSL_CTX_set_session_id_context(ssl, kSessionIdContext, sizeof kSessionIdContext - 1);
     SSL_CTX_set_ciphersuites(ssl, kTls13Suites);
     SSL_CTX_set_alpn_select_cb(ssl, selectHttp11, nullptr);

@@ -340,7 +340,7 @@ TEST_P(TlsTest, ResumesATls13SessionFromItsTicket) {
     EXPECT_EQ(response->status, 200);
 }
 
-TEST_P(TlsTest, ResumesATls12SessionFromTheCache) {
+TEST_P(TlsTest, ResumesATls12SessionFromItsTicket) {
     serveTls(localhost());
     TlsClientOptions tls12 = verifying();
     tls12.tls12Only = true;
