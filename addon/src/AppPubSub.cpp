@@ -143,13 +143,14 @@ void AppWrap::connectPubSub(const Args& args) {
                                    "app.connectPubSub: options.reconnectMaxDelay must not be below reconnectMinDelay");
         }
     }
-    self.onPubSubReady_ = std::move(ready);
-    self.onPubSubError_ = std::move(error);
     std::string problem;
     if (!self.app_.tryConnectPubSub(
             options, [&self](const PubSubEvent& event) { self.reportPubSubEvent(event); }, problem)) {
         return throwTypeError(isolate, ("app.connectPubSub: url: " + problem).c_str());
     }
+    // The link reports nothing before the current batch of callbacks is over: the callbacks are in place by then.
+    self.onPubSubReady_ = std::move(ready);
+    self.onPubSubError_ = std::move(error);
     args.GetReturnValue().Set(args.This());
 }
 

@@ -82,10 +82,12 @@ void WebSocketServer::subscriptionChanged(std::string_view topic, TopicTree<WebS
 }
 
 bool WebSocketServer::connectBroker(const PubSubOptions& options, PubSubEventHandler events, std::string& error) {
+    // Options that cannot be used leave the current link as it is.
+    std::unique_ptr<PubSubBroker> created = createBroker(loop(), options, *this, error);
+    if (!created) return false;
     disconnectBroker();
+    broker_ = std::move(created);
     brokerEvents_ = std::move(events);
-    broker_ = createBroker(loop(), options, *this, error);
-    if (!broker_) return false;
     topics_.forEachTopicName([this](std::string_view topic) { broker_->setInterest(topic, true); });
     return true;
 }

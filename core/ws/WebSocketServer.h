@@ -66,7 +66,8 @@ public:
     void subscriptionChanged(std::string_view topic, TopicTree<WebSocketConnection>::Change change);
 
     // Connects this App's pub/sub to the broker options.url names, replacing a previous one; false, with error
-    // saying why, when the options are not usable. events: told of what happens to the link (may be empty).
+    // saying why, and the previous link untouched, when the options are not usable. events: told of what happens
+    // to the link (may be empty).
     bool connectBroker(const PubSubOptions& options, PubSubEventHandler events, std::string& error);
     void disconnectBroker() noexcept;
     PubSubStats brokerStats() const noexcept;

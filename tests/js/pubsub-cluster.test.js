@@ -176,6 +176,13 @@ test('rediss:// links over TLS, checking the certificate against tlsCaFile, and 
   await waitFor(() => untrusted.events.includes('error:TLS'));
   assert.equal(untrusted.app.getPubSubStats().state, 'disconnected');
   assert.throws(() => first.app.connectPubSub(url, { tlsCaFile: 5 }), { name: 'TypeError', message: /tlsCaFile/ });
+  // A refused call leaves the link as it was, callbacks included.
+  assert.throws(() => first.app.connectPubSub('http://nowhere'), TypeError);
+  assert.equal(first.app.getPubSubStats().state, 'ready');
+  const readyBefore = first.events.filter((e) => e === 'ready').length;
+  await redis.stop();
+  await redis.start();
+  await waitFor(() => first.events.filter((e) => e === 'ready').length > readyBefore);
   assert.throws(() => first.app.connectPubSub(url, { tlsVerify: 'no' }), { name: 'TypeError', message: /tlsVerify/ });
 });
 

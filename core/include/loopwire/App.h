@@ -146,8 +146,8 @@ public:
     // connected to it with the same prefix publish reaches this App's subscribers. The App subscribes to a topic's
     // channel only while it has local subscribers. Connecting happens in the background; events (may be empty)
     // is told when the link is ready, breaks, fails or drops publishes. Replaces an earlier connection. Returns
-    // false, with error saying why, when options are not usable (a malformed URL); connectPubSub(options) prints
-    // that to stderr instead. Allocates (set-up time). close() disconnects.
+    // false, with error saying why and an earlier connection untouched, when options are not usable (a malformed
+    // URL); connectPubSub(options) prints that to stderr instead. Allocates (set-up time). close() disconnects.
     bool tryConnectPubSub(const PubSubOptions& options, PubSubEventHandler events, std::string& error);
     App& connectPubSub(const PubSubOptions& options, PubSubEventHandler events = {});
     // Ends the link (queued publishes are dropped); local pub/sub goes on. No-op when not connected.
