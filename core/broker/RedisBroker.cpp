@@ -477,27 +477,35 @@ void RedisBroker::onFlush() {
     });
 }
 
+bool RedisBroker::sendSome(std::string_view bytes, std::size_t& written) {
+    for (;;) {
+        const ssize_t sent = ::send(fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent >= 0) {
+            written = static_cast<std::size_t>(sent);
+            return true;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (!watchingWritable_) {
+                loop_.setWatchedEvents(*this, io::kReadable | io::kWritable);
+                watchingWritable_ = true;
+            }
+            return false;
+        }
+        const int sendError = errno;
+        fail(errnoCode(sendError), describe(std::string("the connection broke: ") + std::strerror(sendError)));
+        return false;
+    }
+}
+
 void RedisBroker::writeOut() {
     if (tls_) {
         writeOutTls();
         return;
     }
     while (!out_.empty() && isWatched() && status_ != Status::Connecting) {
-        const ssize_t sent = ::send(fd(), out_.data(), out_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (sent < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!watchingWritable_) {
-                    loop_.setWatchedEvents(*this, io::kReadable | io::kWritable);
-                    watchingWritable_ = true;
-                }
-                return;
-            }
-            const int sendError = errno;
-            fail(errnoCode(sendError), describe(std::string("the connection broke: ") + std::strerror(sendError)));
-            return;
-        }
-        const auto written = static_cast<std::size_t>(sent);
+        std::size_t written = 0;
+        if (!sendSome(out_.view(), written)) return;
         if (written < out_.size()) {
             // Where the first command not sent whole begins, so that a failure can put the unsent ones back.
             std::size_t boundary = outPartialBytes_;
@@ -540,21 +548,9 @@ void RedisBroker::writeOutTls() {
             outPartialBytes_ = 0;
             if (out_.capacity() > kMaxRetainedBufferBytes) out_.release();
         }
-        const ssize_t sent = ::send(fd(), cipher.data(), cipher.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (sent < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!watchingWritable_) {
-                    loop_.setWatchedEvents(*this, io::kReadable | io::kWritable);
-                    watchingWritable_ = true;
-                }
-                return;
-            }
-            const int sendError = errno;
-            fail(errnoCode(sendError), describe(std::string("the connection broke: ") + std::strerror(sendError)));
-            return;
-        }
-        cipher.consume(static_cast<std::size_t>(sent));
+        std::size_t written = 0;
+        if (!sendSome(cipher.view(), written)) return;
+        cipher.consume(written);
     }
     if (cipher.capacity() > kMaxRetainedBufferBytes) cipher.release();
     if (watchingWritable_ && isWatched()) {

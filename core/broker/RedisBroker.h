@@ -98,6 +98,9 @@ private:
     void becomeReady();
     void writeOut();
     void writeOutTls();
+    // One send of bytes: true with what the kernel took in written; false when it takes nothing now (the
+    // descriptor is then watched for room) or the connection failed (fail() has run).
+    bool sendSome(std::string_view bytes, std::size_t& written);
     void appendSubscriptions(bool all);
     void appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics);
     void requeueUnsent();

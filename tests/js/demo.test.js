@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const WebSocket = require('ws');
-const { startExample } = require('./helpers/example.js');
+const { startExample, startClusterChat } = require('./helpers/example.js');
 const { findChromium, launchChromium, waitFor } = require('./helpers/chromium.js');
 
 const chromium = findChromium();
@@ -150,25 +150,9 @@ test('home: in Chromium, the counters are live and the Redis link shows as ready
 test('cluster chat: in Chromium, a message typed on one demo process appears on the other (examples/js/cluster_chat.js)',
      { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
   if (!chromium) assert.fail(MISSING_CHROMIUM);
-  const { spawn } = require('node:child_process');
-  const path = require('node:path');
   const { startRedis } = require('./helpers/redis.js');
   const redis = await startRedis(t);
-  const child = spawn(process.execPath, [path.join(__dirname, '../../examples/js/cluster_chat.js')],
-    { env: { ...process.env, PORT: '0', REDIS_URL: redis.url } });
-  t.after(() => child.kill('SIGTERM'));
-  let output = '';
-  const ports = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cluster_chat.js did not start: ${output}`)), 10000);
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const found = [...output.matchAll(/listening on (\d+)/g)].map((match) => Number(match[1]));
-      if (found.length === 2 && (output.match(/pub\/sub linked/g) ?? []).length === 2) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-  });
+  const ports = await startClusterChat(t, redis.url);
   const browser = await launchChromium(t, chromium);
   const log = "document.getElementById('log')?.innerText ?? ''";
   const logMatches = (page, expected, what) => waitFor(async () => (await page.evaluate(log)).includes(expected), what);

@@ -4,7 +4,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const { startExample: start } = require('./helpers/example.js');
+const { startExample: start, startClusterChat } = require('./helpers/example.js');
 const { raw } = require('./helpers/server.js');
 
 test('hello_world.js', async (t) => {
@@ -93,26 +93,10 @@ test('demo.js', async (t) => {
 });
 
 test('cluster_chat.js: two demo processes share their chat rooms through Redis', async (t) => {
-  const { spawn } = require('node:child_process');
-  const path = require('node:path');
   const { startRedis } = require('./helpers/redis.js');
   const { connectClient, nextMessage } = require('./helpers/websocket.js');
   const redis = await startRedis(t);
-  const child = spawn(process.execPath, [path.join(__dirname, '../../examples/js/cluster_chat.js')],
-    { env: { ...process.env, PORT: '0', REDIS_URL: redis.url } });
-  t.after(() => child.kill('SIGTERM'));
-  let output = '';
-  const ports = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cluster_chat.js did not start: ${output}`)), 10000);
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const found = [...output.matchAll(/listening on (\d+)/g)].map((match) => Number(match[1]));
-      if (found.length === 2 && (output.match(/pub\/sub linked/g) ?? []).length === 2) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-  });
+  const ports = await startClusterChat(t, redis.url);
   const ann = await connectClient(t, ports[0], {}, '/chat/ws?room=lobby&name=ann');
   const bob = await connectClient(t, ports[1], {}, '/chat/ws?room=lobby&name=bob');
   await redis.waitForSubscribers('loopwire-demo:room/lobby', 2);

@@ -29,4 +29,26 @@ function startExample(t, name, env = {}) {
   });
 }
 
-module.exports = { startExample };
+/**
+ * Starts examples/js/cluster_chat.js (two demo processes) linked to redisUrl, each on a free port, and resolves
+ * with their two ports once both listen and are linked (within 10 s); the launcher is stopped when the test ends.
+ */
+function startClusterChat(t, redisUrl) {
+  const child = spawn(process.execPath, [path.join(examples, 'cluster_chat.js')],
+    { env: { ...process.env, PORT: '0', REDIS_URL: redisUrl } });
+  t.after(() => child.kill('SIGTERM'));
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cluster_chat.js did not start: ${output}`)), 10000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = [...output.matchAll(/listening on (\d+)/g)].map((match) => Number(match[1]));
+      if (found.length === 2 && (output.match(/pub\/sub linked/g) ?? []).length === 2) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+  });
+}
+
+module.exports = { startExample, startClusterChat };
