@@ -53,6 +53,33 @@ bool readOptional(v8::Isolate* isolate, v8::Local<v8::Object> options, const cha
     return true;
 }
 
+// Reads the string option `name` into target when it is given; false when it threw.
+bool readOptionalString(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, std::string& target) {
+    v8::Local<v8::Value> value;
+    if (!getField(isolate, options, name, value)) return false;
+    if (value->IsUndefined()) return true;
+    BytesArgument bytes;
+    if (!value->IsString() || !bytes.read(isolate, value)) {
+        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a string").c_str());
+        return false;
+    }
+    target.assign(bytes.view());
+    return true;
+}
+
+// Reads the boolean option `name` into target when it is given; false when it threw.
+bool readOptionalBoolean(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, bool& target) {
+    v8::Local<v8::Value> value;
+    if (!getField(isolate, options, name, value)) return false;
+    if (value->IsUndefined()) return true;
+    if (!value->IsBoolean()) {
+        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a boolean").c_str());
+        return false;
+    }
+    target = value->BooleanValue(isolate);
+    return true;
+}
+
 bool readCallback(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, Handle<v8::Function>& out) {
     v8::Local<v8::Value> value;
     if (!getField(isolate, options, name, value)) return false;
@@ -104,33 +131,10 @@ void AppWrap::connectPubSub(const Args& args) {
             return throwTypeError(isolate, "app.connectPubSub: options must be an object");
         }
         v8::Local<v8::Object> object = args[1].As<v8::Object>();
-        v8::Local<v8::Value> prefix;
-        if (!getField(isolate, object, "prefix", prefix)) return;
-        if (!prefix->IsUndefined()) {
-            BytesArgument prefixBytes;
-            if (!prefix->IsString() || !prefixBytes.read(isolate, prefix)) {
-                return throwTypeError(isolate, "app.connectPubSub: options.prefix must be a string");
-            }
-            options.prefix.assign(prefixBytes.view());
-        }
-        v8::Local<v8::Value> caFile;
-        if (!getField(isolate, object, "tlsCaFile", caFile)) return;
-        if (!caFile->IsUndefined()) {
-            BytesArgument caFileBytes;
-            if (!caFile->IsString() || !caFileBytes.read(isolate, caFile)) {
-                return throwTypeError(isolate, "app.connectPubSub: options.tlsCaFile must be a string");
-            }
-            options.tlsCaFile.assign(caFileBytes.view());
-        }
-        v8::Local<v8::Value> verify;
-        if (!getField(isolate, object, "tlsVerify", verify)) return;
-        if (!verify->IsUndefined()) {
-            if (!verify->IsBoolean()) {
-                return throwTypeError(isolate, "app.connectPubSub: options.tlsVerify must be a boolean");
-            }
-            options.tlsVerify = verify->BooleanValue(isolate);
-        }
-        if (!readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
+        if (!readOptionalString(isolate, object, "prefix", options.prefix) ||
+            !readOptionalString(isolate, object, "tlsCaFile", options.tlsCaFile) ||
+            !readOptionalBoolean(isolate, object, "tlsVerify", options.tlsVerify) ||
+            !readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
             !readOptional(isolate, object, "reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||
             !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
             !readOptional(isolate, object, "connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
