@@ -47,6 +47,7 @@ bool TlsOptionsArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value, 
         !readText(isolate, object, "passphrase", passphrase_, false, what) ||
         !readText(isolate, object, "dh_params_file_name", dhParamsFileName_, false, what) ||
         !readText(isolate, object, "ssl_ciphers", ciphers_, false, what) ||
+        !readText(isolate, object, "ssl_groups", groups_, false, what) ||
         !readText(isolate, object, "key", key_, true, what) || !readText(isolate, object, "cert", cert_, true, what) ||
         !readText(isolate, object, "ca", ca_, true, what)) {
         return false;
@@ -63,6 +64,7 @@ bool TlsOptionsArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value, 
     options_.passphrase = passphrase_;
     options_.dh_params_file_name = dhParamsFileName_;
     options_.ssl_ciphers = ciphers_;
+    options_.ssl_groups = groups_;
     options_.key = key_;
     options_.cert = cert_;
     options_.ca = ca_;

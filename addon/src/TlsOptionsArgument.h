@@ -30,7 +30,7 @@ private:
     bool readText(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* field, std::string& into, bool isPem,
                   const char* what);
 
-    std::string keyFileName_, certFileName_, caFileName_, passphrase_, dhParamsFileName_, ciphers_;
+    std::string keyFileName_, certFileName_, caFileName_, passphrase_, dhParamsFileName_, ciphers_, groups_;
     std::string key_, cert_, ca_;
     SocketContextOptions options_;
 };

@@ -7,10 +7,15 @@
 // heap those take), not the kernel's socket buffers, which are not part of any process's RSS.
 //
 //   node bench/scripts/idle-rss.js [--impl loopwire-js|loopwire-cpp|uws|node-http] [--connections 10000]
-//                                  [--tls [--low-memory]] [--uws DIR] [--build DIR]
+//                                  [--tls [--low-memory] [--floor]] [--opens 200] [--uws DIR] [--build DIR]
 //
 // --tls: WebSockets over TLS (wss) to an SSLApp (loopwire-js and uws only) with a key and certificate made by the
-// openssl command; --low-memory sets its ssl_prefer_low_memory_usage. uws: the uwebsockets package folder
+// openssl command; --low-memory sets its ssl_prefer_low_memory_usage. --floor also measures, in a process of its
+// own on the same node (so the same OpenSSL), the floor under that figure: what OpenSSL alone keeps for as many
+// handshaken server connections with the same settings and no loopwire (bench/floor/TlsIdleFloor.cpp, built with
+// the c++ compiler against the node's headers), and prints both. --opens: connections being opened at once (the
+// record buffers of handshakes in flight leave the allocator's heap fragmented; 1 shows what the idle connections
+// alone hold). uws: the uwebsockets package folder
 // (default: the A/B runner's cache). Needs `ulimit -n` above the number of connections (both processes inherit
 // it).
 const { execFileSync, spawn } = require('node:child_process');
@@ -29,13 +34,15 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10000' },
     tls: { type: 'boolean', default: false },
     'low-memory': { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
+    opens: { type: 'string', default: '200' },
     uws: { type: 'string', default: path.join(os.homedir(), '.cache', 'loopwire-bench', 'uwebsockets-3.0.6', 'node_modules', 'uwebsockets') },
     build: { type: 'string', default: path.join(ROOT, 'build') },
   },
 });
 const CONNECTIONS = Number(values.connections);
 // Sockets opened at once; the rest follow as these complete their handshakes.
-const CONCURRENT_OPENS = 200;
+const CONCURRENT_OPENS = Number(values.opens);
 // How long the server is left alone before each reading, and how many readings (the lowest is kept: RSS only
 // drops when the allocator or the garbage collector gives memory back).
 const SETTLE_MS = 1500;
@@ -71,6 +78,28 @@ function tlsServerCommand(folder) {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
   return [process.execPath, '-e', TLS_SERVER_SOURCE, moduleSpec, key, cert, String(values['low-memory'])];
+}
+
+// The floor program as a Node-API addon for the node running this script, built once per node version.
+function buildFloorAddon() {
+  const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
+  const output = path.join(ROOT, 'build-node', `tls-idle-floor-${process.version}.node`);
+  const source = path.join(ROOT, 'bench', 'floor', 'TlsIdleFloor.cpp');
+  if (!fs.existsSync(output) || fs.statSync(output).mtimeMs < fs.statSync(source).mtimeMs) {
+    fs.mkdirSync(path.dirname(output), { recursive: true });
+    execFileSync(process.env.CXX || 'c++', ['-std=c++20', '-O2', '-shared', '-fPIC', '-DLW_FLOOR_NODE_ADDON',
+      '-DNODE_GYP_MODULE_NAME=tls_idle_floor', '-isystem', include, source, '-o', output], { stdio: 'inherit' });
+  }
+  return output;
+}
+
+// OpenSSL's own bytes per idle server connection with the settings of the measured server, in a fresh process.
+function measureFloor(folder) {
+  const addon = buildFloorAddon();
+  const script = `const m = { exports: {} }; process.dlopen(m, ${JSON.stringify(addon)});
+    console.log(JSON.stringify(m.exports.measure(...JSON.parse(process.argv[1]))));`;
+  const args = [path.join(folder, 'key.pem'), path.join(folder, 'cert.pem'), CONNECTIONS, values['low-memory']];
+  return JSON.parse(execFileSync(process.execPath, ['-e', script, JSON.stringify(args)], { encoding: 'utf8' }));
 }
 
 function residentBytes(pid) {
@@ -127,6 +156,7 @@ function openWebSocket(port) {
 }
 
 async function main() {
+  if (values.floor && !values.tls) throw new Error('--floor is for --tls');
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-idle-rss-'));
   const command = values.tls ? tlsServerCommand(folder) : SERVERS[values.impl];
   if (!command) throw new Error(`--impl must be one of ${Object.keys(SERVERS).join(', ')}`);
@@ -147,8 +177,14 @@ async function main() {
     await Promise.all(Array.from({ length: CONCURRENT_OPENS }, opener));
     const after = await lowestReading(child.pid);
     const perSocket = (after - before) / CONNECTIONS;
-    console.log(JSON.stringify({ impl: values.impl, tls: values.tls, lowMemory: values['low-memory'],
-      connections: CONNECTIONS, rssBeforeBytes: before, rssAfterBytes: after, bytesPerIdleSocket: Math.round(perSocket) }));
+    const report = { impl: values.impl, tls: values.tls, lowMemory: values['low-memory'], connections: CONNECTIONS,
+      opens: CONCURRENT_OPENS, rssBeforeBytes: before, rssAfterBytes: after, bytesPerIdleSocket: Math.round(perSocket) };
+    if (values.floor) {
+      const floor = measureFloor(folder);
+      Object.assign(report, { openssl: floor.openssl, floorBytesPerConnection: Math.round(floor.residentIdle),
+        aboveFloorBytes: Math.round(perSocket - floor.residentIdle) });
+    }
+    console.log(JSON.stringify(report));
     for (const socket of sockets) socket.destroy();
   } finally {
     child.kill('SIGKILL');

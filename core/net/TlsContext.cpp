@@ -2,6 +2,8 @@
 
 #include "TlsSession.h"
 
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -34,6 +36,57 @@ constexpr std::size_t kTicketsPerHandshake = 1;
 // AES-256 first.
 constexpr const char* kTls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 constexpr std::string_view kHttp11Protocol = "http/1.1";
+// Key-exchange groups on OpenSSL 3.5 and newer, whose default puts the hybrid X25519MLKEM768 in a tuple of its own,
+// first. Here X25519 (and P-256) come first and the hybrid group second: OpenSSL keeps the client's parsed ML-KEM
+// key for the life of the connection, 6.6 KB of every idle connection's 28 KB, and the handshake costs more
+// (docs/decisions/tls.md). A client that sends only a hybrid key share still gets it without a HelloRetryRequest:
+// the server takes the first tuple holding a group the client sent a share for. Older OpenSSL (3.0) has no
+// hybrid group and already puts X25519 first.
+constexpr const char* kGroupsSince35 = "?X25519:?secp256r1 / ?X25519MLKEM768 / ?X448:?secp384r1:?secp521r1";
+constexpr unsigned long kOpenSsl35 = 0x30500000UL;
+
+// The BIO between OpenSSL and the sockets of a context: reads take the ciphertext the socket received (the
+// context's input), writes append records to the context's output. Neither touches a descriptor, so OpenSSL
+// never blocks and never makes a system call; the socket does all of them, one per batch. It holds nothing of a
+// connection (the socket sets the input before each call into OpenSSL and takes the output after it, on the one
+// thread of the context), so every session shares the context's one BIO instead of allocating its own: OpenSSL
+// 3.5's BIO is 160 bytes of heap per connection, held as long as the connection. Its retry flag, the one state a
+// BIO keeps, is set and read within one SSL_* call of one session.
+int bioRead(BIO* bio, char* into, int capacity) {
+    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
+    BIO_clear_retry_flags(bio);
+    std::size_t taken = context->takeInput(into, static_cast<std::size_t>(capacity));
+    if (taken == 0) {
+        BIO_set_retry_read(bio);
+        return -1;
+    }
+    return static_cast<int>(taken);
+}
+
+int bioWrite(BIO* bio, const char* bytes, int length) {
+    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
+    BIO_clear_retry_flags(bio);
+    context->output().append({bytes, static_cast<std::size_t>(length)});
+    return length;
+}
+
+long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
+    // OpenSSL flushes after each flight; the socket sends after each call anyway.
+    return command == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+BIO_METHOD* contextBioMethod() {
+    // A function-local static is initialized once, thread-safely, by the C++ runtime itself (std::call_once would
+    // tie the Node addon to glibc 2.34, where pthread_once moved into libc).
+    static BIO_METHOD* const method = [] {
+        BIO_METHOD* created = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "loopwire sockets");
+        BIO_meth_set_read(created, bioRead);
+        BIO_meth_set_write(created, bioWrite);
+        BIO_meth_set_ctrl(created, bioControl);
+        return created;
+    }();
+    return method;
+}
 
 // The newest error OpenSSL queued, as text, and an empty queue afterwards (the queue is per thread, and a stale
 // entry would be blamed on the next unrelated failure).
@@ -274,6 +327,17 @@ ContextPointer buildContext(const SocketContextOptions& options, std::string& er
     if (authorities.given() && !useClientAuthorities(ssl, authorities, error)) return nullptr;
     PemSource dhParameters({}, "", options.dh_params_file_name, "dh_params_file_name");
     if (dhParameters.given() && !useDhParameters(ssl, dhParameters, error)) return nullptr;
+    if (!options.ssl_groups.empty()) {
+        std::string groups(options.ssl_groups);
+        if (SSL_CTX_set1_groups_list(ssl, groups.c_str()) != 1) {
+            error =
+                "ssl_groups: OpenSSL (" + std::string(OpenSSL_version(OPENSSL_VERSION)) + ") refuses '" + groups + "'";
+            ERR_clear_error();
+            return nullptr;
+        }
+    } else if (OpenSSL_version_num() >= kOpenSsl35 && SSL_CTX_set1_groups_list(ssl, kGroupsSince35) != 1) {
+        ERR_clear_error();  // keeps OpenSSL's own default
+    }
     if (!options.ssl_ciphers.empty()) {
         std::string ciphers(options.ssl_ciphers);
         if (SSL_CTX_set_cipher_list(ssl, ciphers.c_str()) != 1) {
@@ -291,19 +355,29 @@ std::unique_ptr<TlsContext> TlsContext::create(const SocketContextOptions& optio
                                                std::string& error) {
     ContextPointer context = buildContext(options, error);
     if (!context) return nullptr;
-    std::unique_ptr<TlsContext> created(new TlsContext(context.release(), handshakeTimeoutMs));
+    BIO_METHOD* method = contextBioMethod();
+    BioPointer bio(method != nullptr ? BIO_new(method) : nullptr);
+    if (!bio) {
+        error = "cannot create a TLS context's BIO (" + takeOpenSslError() + ")";
+        return nullptr;
+    }
+    std::unique_ptr<TlsContext> created(new TlsContext(context.release(), bio.release(), handshakeTimeoutMs));
+    BIO_set_data(created->bio_, created.get());
+    BIO_set_init(created->bio_, 1);
     SSL_CTX_set_tlsext_servername_callback(created->context_, selectServerName);
     SSL_CTX_set_tlsext_servername_arg(created->context_, created.get());
     return created;
 }
 
-TlsContext::TlsContext(SSL_CTX* context, std::uint32_t handshakeTimeoutMs) noexcept
-    : context_(context), handshakeTimeoutMs_(handshakeTimeoutMs) {}
+TlsContext::TlsContext(SSL_CTX* context, BIO* bio, std::uint32_t handshakeTimeoutMs) noexcept
+    : context_(context), bio_(bio), handshakeTimeoutMs_(handshakeTimeoutMs) {}
 
 TlsContext::~TlsContext() {
     for (ServerName& name : serverNames_)
         SSL_CTX_free(name.context);
     SSL_CTX_free(context_);
+    // The sessions, which hold references of their own, have ended before their context.
+    BIO_free(bio_);
 }
 
 bool TlsContext::addServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error) {
@@ -376,7 +450,7 @@ int TlsContext::selectServerName(SSL* ssl, int* /*alert*/, void* self) {
     }
     if (name != nullptr) {
         SSL_set_SSL_CTX(ssl, name->context);
-        if (auto* session = static_cast<TlsSession*>(SSL_get_app_data(ssl))) session->setServerNameData(name->data);
+        if (tls->handshaking_ != nullptr) tls->handshaking_->setServerNameData(name->data);
     }
     // A name nobody serves is answered with the default certificate; the client decides whether it will do.
     return SSL_TLSEXT_ERR_OK;

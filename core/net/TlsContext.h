@@ -1,6 +1,6 @@
 // TlsContext: the server side of TLS for the sockets of one server: OpenSSL's SSL_CTX with the key, the
 // certificate chain and the settings of a SocketContextOptions, the contexts of further server names (SNI), and
-// the staging buffers through which every session of this context reads and writes.
+// the one BIO and the staging buffers through which every session of this context reads and writes.
 //
 // Creation: create() loads and checks the material (it allocates; set-up time) and returns null with a message
 // naming the faulty option. addServerName() does the same for one more name.
@@ -29,8 +29,11 @@
 
 using SSL_CTX = struct ssl_ctx_st;
 using SSL = struct ssl_st;
+using BIO = struct bio_st;
 
 namespace loopwire {
+
+class TlsSession;
 
 class TlsContext {
 public:
@@ -60,6 +63,12 @@ public:
     // TlsSession::serverNameData). Kept when pattern's material is replaced; returns false for an unknown pattern.
     bool setServerNameData(std::string_view pattern, void* data) noexcept;
 
+    // The BIO through which every session of this context reads and writes: its reads take from the input, its
+    // writes append to output(). Sessions take a reference each.
+    BIO* bio() const noexcept { return bio_; }
+    // The session whose handshake step runs (set by TlsSession around SSL_do_handshake), for the server-name
+    // callback; null otherwise.
+    void setHandshakingSession(TlsSession* session) noexcept { handshaking_ = session; }
     // The ciphertext a session is given to read, and where its records go; see TlsSession.
     void setInput(const char* bytes, std::size_t length) noexcept {
         input_ = bytes;
@@ -76,7 +85,7 @@ private:
         void* data = nullptr;
     };
 
-    TlsContext(SSL_CTX* context, std::uint32_t handshakeTimeoutMs) noexcept;
+    TlsContext(SSL_CTX* context, BIO* bio, std::uint32_t handshakeTimeoutMs) noexcept;
     static int selectServerName(SSL* ssl, int* alert, void* self);
     // The server name that covers hostname (exactly or by wildcard), or null.
     const ServerName* find(std::string_view hostname) const noexcept;
@@ -84,9 +93,11 @@ private:
     std::vector<ServerName>::iterator named(std::string_view pattern) noexcept;
 
     SSL_CTX* context_;
+    BIO* bio_;
     std::uint32_t handshakeTimeoutMs_;
     std::vector<ServerName> serverNames_;
     MissingServerNameHandler onMissingServerName_;
+    TlsSession* handshaking_ = nullptr;
     const char* input_ = nullptr;
     std::size_t inputLeft_ = 0;
     ByteBuffer output_;

@@ -12,65 +12,16 @@
 
 namespace loopwire {
 
-namespace {
-
-// The BIO between OpenSSL and the socket: reads take the ciphertext the socket received (the context's input),
-// writes append records to the context's output. Neither touches a descriptor, so OpenSSL never blocks and
-// never makes a system call; the socket does all of them, one per batch.
-int bioRead(BIO* bio, char* into, int capacity) {
-    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
-    BIO_clear_retry_flags(bio);
-    std::size_t taken = context->takeInput(into, static_cast<std::size_t>(capacity));
-    if (taken == 0) {
-        BIO_set_retry_read(bio);
-        return -1;
-    }
-    return static_cast<int>(taken);
-}
-
-int bioWrite(BIO* bio, const char* bytes, int length) {
-    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
-    BIO_clear_retry_flags(bio);
-    context->output().append({bytes, static_cast<std::size_t>(length)});
-    return length;
-}
-
-long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
-    // OpenSSL flushes after each flight; the socket sends after each call anyway.
-    return command == BIO_CTRL_FLUSH ? 1 : 0;
-}
-
-BIO_METHOD* socketBioMethod() {
-    // A function-local static is initialized once, thread-safely, by the C++ runtime itself (std::call_once would
-    // tie the Node addon to glibc 2.34, where pthread_once moved into libc).
-    static BIO_METHOD* const method = [] {
-        BIO_METHOD* created = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "loopwire socket");
-        BIO_meth_set_read(created, bioRead);
-        BIO_meth_set_write(created, bioWrite);
-        BIO_meth_set_ctrl(created, bioControl);
-        return created;
-    }();
-    return method;
-}
-
-}  // namespace
-
 TlsSession* TlsSession::create(TlsContext& context, std::uint64_t handshakeDeadlineMs) noexcept {
-    BIO_METHOD* method = socketBioMethod();
-    if (method == nullptr) return nullptr;
     SSL* ssl = SSL_new(context.handle());
     if (ssl == nullptr) {
         ERR_clear_error();
         return nullptr;
     }
-    BIO* bio = BIO_new(method);
-    if (bio == nullptr) {
-        SSL_free(ssl);
-        ERR_clear_error();
-        return nullptr;
-    }
-    BIO_set_data(bio, &context);
-    BIO_set_init(bio, 1);
+    // Every session of the context reads and writes through the context's one BIO, which holds no state of a
+    // connection (TlsContext.cpp says why); each SSL owns one reference to it, which SSL_free gives back.
+    BIO* bio = context.bio();
+    BIO_up_ref(bio);
     SSL_set_bio(ssl, bio, bio);
     SSL_set_accept_state(ssl);
     auto* session = new (std::nothrow) TlsSession(context, ssl, handshakeDeadlineMs);
@@ -78,8 +29,6 @@ TlsSession* TlsSession::create(TlsContext& context, std::uint64_t handshakeDeadl
         SSL_free(ssl);
         return nullptr;
     }
-    // The server-name callback finds the session through it.
-    SSL_set_app_data(ssl, session);
     return session;
 }
 
@@ -100,7 +49,10 @@ TlsSession::ReadResult TlsSession::decrypt(const char* cipher, std::size_t lengt
         return ReadResult::Failed;
     };
     if (!established_) {
+        // The server-name callback, which runs inside the handshake, finds the session through the context.
+        context_.setHandshakingSession(this);
         int done = SSL_do_handshake(ssl_);
+        context_.setHandshakingSession(nullptr);
         if (done != 1) {
             int error = SSL_get_error(ssl_, done);
             if (error == SSL_ERROR_WANT_READ) return ReadResult::Ok;

@@ -373,6 +373,29 @@ TEST_P(TlsTest, AlpnPicksHttp11AndNothingElse) {
     EXPECT_EQ(other.alpnProtocol(), "");
 }
 
+TEST_P(TlsTest, SslGroupsChoosesTheKeyExchangeGroup) {
+    // The client's first choice, X25519, has its key share in the ClientHello; a server limited to P-384 asks
+    // for another (HelloRetryRequest) and gets it.
+    SocketContextOptions p384Only = localhost();
+    p384Only.ssl_groups = "secp384r1";
+    serveTls(p384Only);
+    TestClient client(port(), verifying());
+    ASSERT_EQ(client.handshakeError(), "");
+    const char* group = SSL_group_to_name(client.ssl(), SSL_get_negotiated_group(client.ssl()));
+    EXPECT_STREQ(group, "secp384r1");
+    auto response = get(client);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->body, "hello over TLS");
+}
+
+TEST_P(TlsTest, ByDefaultX25519IsTheKeyExchangeGroup) {
+    serveTls(localhost());
+    TestClient client(port(), verifying());
+    ASSERT_EQ(client.handshakeError(), "");
+    const char* group = SSL_group_to_name(client.ssl(), SSL_get_negotiated_group(client.ssl()));
+    EXPECT_STREQ(group, "x25519");
+}
+
 // ---- server names ----
 
 TEST_P(TlsTest, ServerNamesPickTheirCertificatesWithWildcardsOneLabelDeep) {
@@ -556,6 +579,10 @@ TEST(TlsMaterial, EachProblemIsNamedAtConstruction) {
     SocketContextOptions badCiphers = localhost();
     badCiphers.ssl_ciphers = "NO-SUCH-CIPHER";
     EXPECT_THAT(constructionErrorOf(badCiphers), HasSubstr("ssl_ciphers"));
+
+    SocketContextOptions badGroups = localhost();
+    badGroups.ssl_groups = "NO-SUCH-GROUP";
+    EXPECT_THAT(constructionErrorOf(badGroups), HasSubstr("ssl_groups: OpenSSL"));
 
     SocketContextOptions badCa = localhost();
     badCa.ca_file_name = "/nonexistent/ca.pem";

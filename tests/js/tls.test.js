@@ -92,6 +92,7 @@ test('SSLApp throws at once, naming the option, for material that does not load'
     [{ ...localhostFiles, key_file_name: certs.other.key }, /does not match the certificate/],
     [{ ...localhostFiles, key_file_name: undefined, key: 'not a key' }, /key: no PEM private key found/],
     [{ ...localhostFiles, ssl_ciphers: 'NO-SUCH-CIPHER' }, /ssl_ciphers/],
+    [{ ...localhostFiles, ssl_groups: 'NO-SUCH-GROUP' }, /ssl_groups: OpenSSL .* refuses 'NO-SUCH-GROUP'/],
     [{ ...localhostFiles, ca_file_name: '/nonexistent/ca.pem' }, /ca_file_name: cannot read/],
     [{ ...localhostFiles, dh_params_file_name: '/nonexistent/dh.pem' }, /dh_params_file_name: cannot read/],
   ];
@@ -100,6 +101,35 @@ test('SSLApp throws at once, naming the option, for material that does not load'
       JSON.stringify(options));
   }
 });
+
+/** The key-exchange group a TLS 1.3 connection negotiated, as the client saw it, with the client's groups. */
+function negotiatedGroup(port, ecdhCurve) {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca, ...(ecdhCurve ? { ecdhCurve } : {}) },
+      () => {
+        const { name } = socket.getEphemeralKeyInfo();
+        socket.end();
+        resolve(name);
+      });
+    socket.on('error', reject);
+  });
+}
+
+// OpenSSL 3.5 (Node 22.20+, 24, 26) has the hybrid post-quantum group X25519MLKEM768, and its clients send key
+// shares for it and for X25519; loopwire prefers X25519, which costs an idle connection 6.6 KB less.
+const opensslHasHybridGroup = Number(process.versions.openssl.split('.')[0]) > 3 ||
+  (Number(process.versions.openssl.split('.')[0]) === 3 && Number(process.versions.openssl.split('.')[1]) >= 5);
+
+test('key exchange: X25519 first, the hybrid group for a client that offers only it, ssl_groups to prefer it',
+  { skip: !opensslHasHybridGroup && `OpenSSL ${process.versions.openssl} has no hybrid group` }, async (t) => {
+    const byDefault = listenTls(t, localhostFiles, (app) => app.get('/*', (res) => res.end('x')));
+    assert.equal(await negotiatedGroup(byDefault.port), 'X25519');
+    assert.equal(await negotiatedGroup(byDefault.port, 'X25519MLKEM768'), 'X25519MLKEM768');
+    assert.equal(await negotiatedGroup(byDefault.port, 'P-256'), 'prime256v1');
+    const hybridFirst = listenTls(t, { ...localhostFiles, ssl_groups: 'X25519MLKEM768/X25519:secp256r1' },
+      (app) => app.get('/*', (res) => res.end('x')));
+    assert.equal(await negotiatedGroup(hybridFirst.port), 'X25519MLKEM768');
+  });
 
 test('SSLApp refuses options of the wrong type with a TypeError naming the field', () => {
   assert.throws(() => uWS.SSLApp(), { name: 'TypeError', message: /SSLApp: options must be an object/ });

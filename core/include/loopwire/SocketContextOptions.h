@@ -31,6 +31,11 @@ struct SocketContextOptions {
     // An OpenSSL cipher list for TLS 1.2 and older ("ECDHE+AESGCM:ECDHE+CHACHA20"); TLS 1.3 suites are
     // OpenSSL's defaults.
     std::string_view ssl_ciphers{};
+    // The key-exchange groups, as an OpenSSL group list ("X25519:secp256r1", or with OpenSSL 3.5's tuples
+    // "X25519MLKEM768/X25519:secp256r1" to prefer the hybrid post-quantum group). Beyond uWebSockets. Empty:
+    // X25519 first, then the hybrid X25519MLKEM768 where the OpenSSL has it, then the NIST curves; the hybrid
+    // group costs each connection 6.6 KB for as long as it lasts (docs/decisions/tls.md).
+    std::string_view ssl_groups{};
     // Frees each connection's TLS buffers while it is idle (OpenSSL's SSL_MODE_RELEASE_BUFFERS): less memory per
     // idle connection, a little more CPU per read.
     bool ssl_prefer_low_memory_usage = false;
