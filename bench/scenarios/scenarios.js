@@ -84,12 +84,12 @@ const HANDSHAKE_CONNECTIONS = 20;
 // The subscribers of ws/fanout.
 const FANOUT_SUBSCRIBERS = 1000;
 
-// The echo servers of the ws/echo-* scenarios.
-const echoServers = () => ({
-  'loopwire-cpp': cppServer('echo'),
-  'loopwire-js': uwsApiServer('echo', '{root}'),
-  'node-http': nodeServer('echo', 'ws'),
-  uws: uwsApiServer('echo', '{uws}'),
+// The echo servers of the ws/echo-* scenarios (name: 'https-echo' for wss/echo-20b, given the TLS arguments).
+const echoServers = (name = 'echo') => ({
+  'loopwire-cpp': cppServer(name),
+  'loopwire-js': uwsApiServer(name, '{root}'),
+  'node-http': nodeServer(name, 'ws'),
+  uws: uwsApiServer(name, '{uws}'),
 });
 
 // The servers of ws/fanout: subscribers (role=sub in the query) join one topic; the publisher's messages go to it.
@@ -184,6 +184,13 @@ const SCENARIOS = [
     request: { mode: 'ws', path: '/', messageBytes: 20 },
     unit: 'message',
     servers: echoServers(),
+  },
+  {
+    // ws/echo-20b over TLS: each message is one record each way.
+    name: 'wss/echo-20b',
+    request: { mode: 'ws', path: '/', messageBytes: 20, tls: true },
+    unit: 'message',
+    servers: Object.fromEntries(Object.entries(echoServers('https-echo')).map(([impl, server]) => [impl, withTls(server)])),
   },
   {
     name: 'ws/echo-4kb',

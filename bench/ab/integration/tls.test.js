@@ -3,7 +3,7 @@
 // certificate made by openssl as a run makes them) and against node:https with the `ws` package: keep-alive https
 // counts responses without errors; --reconnect makes one handshake per request and, with --tls-resume on (the
 // default), resumes the session of every connection after its first, which the server confirms; with
-// --tls-resume off, none; wss:// echoes are verified. Run with the other integration tests,
+// --tls-resume off, none; wss:// echoes are verified against every server of wss/echo-20b (uws where installed). Run with the other integration tests,
 // `node --test bench/ab/integration/`; it builds lwload (cached).
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -16,7 +16,7 @@ const { RUNNER_ROOT } = require('../git');
 const { runLoad, errorCount } = require('../load');
 const { startServer } = require('../server');
 const { makeTlsFiles } = require('../tls');
-const { SCENARIOS } = require('../../scenarios/scenarios');
+const { IMPLEMENTATIONS, SCENARIOS } = require('../../scenarios/scenarios');
 
 const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 // Short runs: enough for thousands of requests and hundreds of handshakes.
@@ -71,27 +71,39 @@ test('lwload loads node:https over TLS, with and without session resumption', { 
     assert.ok(server.isRunning());
   });
 
-test('lwload ws echoes over wss:// against node:https and the ws package', { timeout: BUILD_TIMEOUT_MS },
+test('lwload ws echoes over wss:// against every implementation of wss/echo-20b', { timeout: BUILD_TIMEOUT_MS },
   async (t) => {
-    const { WebSocketServer } = require('ws');
-    const https = require('node:https');
-    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
+    const scenario = SCENARIOS.find((s) => s.name === 'wss/echo-20b');
+    const { buildDir } = buildWorkingTree({ targets: ['lwload', ...IMPLEMENTATIONS['loopwire-cpp'].buildTargets] });
     const lwload = path.join(buildDir, 'bench', 'lwload');
     const tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lw-wss-integration-'));
     t.after(() => fs.rmSync(tlsDir, { recursive: true, force: true }));
     const files = makeTlsFiles(tlsDir);
-    const server = https.createServer({ key: fs.readFileSync(files.key), cert: fs.readFileSync(files.cert) });
-    const wss = new WebSocketServer({ server, perMessageDeflate: false });
-    wss.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      for (const client of wss.clients) client.terminate();
-      server.close();
-    });
-    // The server runs in this process, so lwload must not block it: runLoad is asynchronous.
-    const result = await runLoad({ lwload, expectedSeconds: 1,
-      args: ['ws', '-c', '4', '-d', '1s', '-s', '4k', `wss://localhost:${server.address().port}/`] });
-    assert.ok(result.requests > 0, JSON.stringify(result));
-    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
-    assert.equal(result.tls.handshakes, 4);
+    const echoed = [];
+    for (const impl of Object.keys(scenario.servers)) {
+      const spec = serverFor({ side: impl, kind: 'worktree', impl, root: RUNNER_ROOT, buildDir, tls: files }, scenario);
+      if (spec.skip) {
+        t.diagnostic(`${impl} skipped: ${spec.skip}`);
+        continue;
+      }
+      let server;
+      try {
+        server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: `wss/echo-20b ${impl}` });
+      } catch (error) {
+        if (!error.unavailable) throw error;
+        t.diagnostic(`${impl} skipped: ${error.message.trim().split('\n').pop()}`);
+        continue;
+      }
+      try {
+        const result = await runLoad({ lwload, expectedSeconds: 1,
+          args: ['ws', '-c', '4', '-d', '1s', '-s', '4k', `wss://localhost:${server.port}/`] });
+        assert.ok(result.requests > 0, `${impl}: ${JSON.stringify(result)}`);
+        assert.equal(errorCount(result), 0, `${impl}: ${JSON.stringify(result.errors)}`);
+        assert.equal(result.tls.handshakes, 4, impl);
+        echoed.push(impl);
+      } finally {
+        await server.stop();
+      }
+    }
+    for (const impl of ['node-http', 'loopwire-cpp', 'loopwire-js']) assert.ok(echoed.includes(impl), `${impl} echoed`);
   });

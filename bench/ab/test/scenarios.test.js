@@ -10,13 +10,13 @@ const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-test('the thirteen scenarios, all switched on', () => {
+test('the fourteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
-    'ws/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10']);
+    'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
-    assert.equal(s.request.tls, s.name.startsWith('https/'), s.name);
+    assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/'), s.name);
     const connections = { 'cluster/fanout-10': 10, 'https/handshake-full': 20, 'https/handshake-resumed': 20 };
     assert.equal(s.connections, connections[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
       s.name);
@@ -34,6 +34,16 @@ test('https/handshake-full and -resumed: one TLS handshake per request, with and
   assert.equal(full.request.tlsResume, false);
   assert.equal(resumed.request.tlsResume, true);
   assert.deepEqual(full.servers, SCENARIOS.find((s) => s.name === 'https/hello-world').servers);
+});
+
+test('wss/echo-20b: the echo servers over TLS, given the run\'s key and certificate', () => {
+  const wss = SCENARIOS.find((s) => s.name === 'wss/echo-20b');
+  const ws = SCENARIOS.find((s) => s.name === 'ws/echo-20b');
+  assert.deepEqual({ ...wss.request, tls: undefined }, { ...ws.request, tls: undefined });
+  for (const [impl, server] of Object.entries(wss.servers)) {
+    assert.deepEqual(server.command.slice(-TLS_ARGS.length), TLS_ARGS, impl);
+    assert.match(server.command.join(' '), /https-echo/, impl);
+  }
 });
 
 test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half the subscribers on each', () => {
