@@ -50,8 +50,8 @@ constexpr unsigned long kOpenSsl35 = 0x30500000UL;
 // never blocks and never makes a system call; the socket does all of them, one per batch. It holds nothing of a
 // connection (the socket sets the input before each call into OpenSSL and takes the output after it, on the one
 // thread of the context), so every session shares the context's one BIO instead of allocating its own: OpenSSL
-// 3.5's BIO is 176 bytes of heap per connection (the BIO and its ex-data), held as long as the connection. Its retry flag, the one state a
-// BIO keeps, is set and read within one SSL_* call of one session.
+// 3.5's BIO is 176 bytes of heap per connection (the BIO and its ex-data), held as long as the connection. Its
+// retry flag, the one state a BIO keeps, is set and read within one SSL_* call of one session.
 int bioRead(BIO* bio, char* into, int capacity) {
     auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
