@@ -37,4 +37,16 @@ struct TlsScenarioArgs {
         args.common = ScenarioArgs::parse(static_cast<int>(rest.size()), rest.data());
         return args;
     }
+
+    loopwire::SocketContextOptions material() const {
+        return loopwire::SocketContextOptions{.key_file_name = keyFile, .cert_file_name = certFile};
+    }
+
+    // Whether app could not load the key and certificate (and says so on stderr): the server then exits with 1.
+    bool refusedBy(const loopwire::SSLApp& app) const {
+        if (!app.constructorFailed()) return false;
+        std::fprintf(stderr, "cannot load the key %s or the certificate %s: %s\n", keyFile.c_str(), certFile.c_str(),
+                     app.constructionError().c_str());
+        return true;
+    }
 };

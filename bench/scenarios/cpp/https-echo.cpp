@@ -13,13 +13,8 @@ struct NoUserData {};
 
 int main(int argc, char** argv) {
     const TlsScenarioArgs args = TlsScenarioArgs::parse(argc, argv);
-    loopwire::SSLApp app(loopwire::SocketContextOptions{.key_file_name = args.keyFile, .cert_file_name = args.certFile},
-                         args.common.options);
-    if (app.constructorFailed()) {
-        std::fprintf(stderr, "cannot load the key %s or the certificate %s\n", args.keyFile.c_str(),
-                     args.certFile.c_str());
-        return 1;
-    }
+    loopwire::SSLApp app(args.material(), args.common.options);
+    if (args.refusedBy(app)) return 1;
     app.ws<NoUserData>("/*", {.compression = loopwire::DISABLED,
                               .maxPayloadLength = kMaxMessageBytes,
                               .message = [](loopwire::WebSocket<NoUserData>* ws, std::string_view message,

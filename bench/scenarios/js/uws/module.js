@@ -21,6 +21,18 @@ function loadUwsApi({ tls = false } = {}) {
   }
 }
 
+// The SSLApp of a TLS scenario server, with the key and certificate of --key and --cert. A module whose SSLApp
+// throws (a loopwire without TLS) cannot run the scenario: says so and exits with UNAVAILABLE_EXIT_STATUS, and the
+// runner skips it.
+function sslApp(uWS, key, cert) {
+  try {
+    return uWS.SSLApp({ key_file_name: key, cert_file_name: cert });
+  } catch (error) {
+    process.stderr.write(`SSLApp is not available: ${error.message}\n`);
+    process.exit(UNAVAILABLE_EXIT_STATUS);
+  }
+}
+
 // The listen callback every server here passes: prints the port, or fails.
 function onListen(uWS, port) {
   return (listenSocket) => {
@@ -32,4 +44,4 @@ function onListen(uWS, port) {
   };
 }
 
-module.exports = { loadUwsApi, onListen };
+module.exports = { loadUwsApi, onListen, sslApp };
