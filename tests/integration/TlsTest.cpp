@@ -2,6 +2,7 @@
 // timeout, one record per corked batch, backpressure and the ends of a connection; with OpenSSL clients and curl.
 #include "Fixture.h"
 #include "TestCertificates.h"
+#include "WsTestClient.h"
 #include "loop/Loop.h"
 
 #include <openssl/ssl.h>
@@ -200,6 +201,41 @@ TEST_P(TlsTest, ACorkedBatchLeavesAsOneRecordInOneSend) {
     server().runOnLoop([&](App& app) { sendsAfter = app.loop().sendCalls(); });
     EXPECT_EQ(sendsAfter - sendsBefore, 1u);
     EXPECT_EQ(client.recordsReceived() - recordsBefore, 1u);
+}
+
+TEST_P(TlsTest, WebSocketMessagesSentInOneHandlerLeaveAsOneRecord) {
+    struct NoData {};
+    constexpr int kReplies = 12;
+    serveTls(localhost(), [](App& app) {
+        app.ws<NoData>("/ws", {.message = [](WebSocket<NoData>* ws, std::string_view message, OpCode) {
+                           for (int i = 0; i < kReplies; ++i)
+                               ws->send(message, OpCode::Binary);
+                       }});
+    });
+    TlsClientOptions tls = verifying();
+    setDefaultClientTls(&tls);
+    WsTestClient client(port());
+    setDefaultClientTls(nullptr);
+    ASSERT_EQ(client.raw().handshakeError(), "");
+    auto head = client.handshake();
+    ASSERT_TRUE(head);
+    ASSERT_EQ(head->status, 101);
+    client.sendBinary("x");  // the first message also lets the session tickets arrive
+    for (int i = 0; i < kReplies; ++i)
+        ASSERT_TRUE(client.readFrame());
+    std::size_t recordsBefore = client.raw().recordsReceived();
+    std::uint64_t sendsBefore = 0;
+    server().runOnLoop([&](App& app) { sendsBefore = app.loop().sendCalls(); });
+    client.sendBinary("twelve replies");
+    for (int i = 0; i < kReplies; ++i) {
+        auto frame = client.readFrame();
+        ASSERT_TRUE(frame);
+        EXPECT_EQ(frame->payload, "twelve replies");
+    }
+    std::uint64_t sendsAfter = 0;
+    server().runOnLoop([&](App& app) { sendsAfter = app.loop().sendCalls(); });
+    EXPECT_EQ(client.raw().recordsReceived() - recordsBefore, 1u);
+    EXPECT_EQ(sendsAfter - sendsBefore, 1u);
 }
 
 TEST_P(TlsTest, PipelinedRequestsInOneRecordAreAllAnswered) {
