@@ -19,12 +19,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -125,6 +127,7 @@ constexpr double kFloorSlackBytes = 64;
 constexpr double kMaxLoopwireTlsBytesPerIdleConnection = 64;
 
 constexpr int kHandshakes = 40;
+constexpr std::chrono::seconds kCloseWaitLimit{5};
 constexpr int kIdleConnections = 64;
 constexpr std::string_view kGet = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
@@ -161,6 +164,15 @@ SSL_SESSION* oneRequest(int port, SSL_SESSION* resume, bool& resumed) {
     return connection.takeSession();
 }
 
+// The server closes each connection once its client has gone: waits (up to kCloseWaitLimit) until all are, so that
+// their frees land before a count starts, not inside it.
+void waitUntilAllClosed(TestServer& server) {
+    auto deadline = std::chrono::steady_clock::now() + kCloseWaitLimit;
+    while (server.connectionCount() != 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(server.connectionCount(), 0u);
+}
+
 struct HandshakeCounts {
     double loopwire;
     double openSsl;
@@ -177,9 +189,7 @@ HandshakeCounts countHandshakes(TestServer& server, SSL_SESSION* resume) {
         SSL_SESSION_free(oneRequest(server.port(), resume, resumed));
         EXPECT_EQ(resumed, resume != nullptr);
     }
-    // Each connection is closed by the server once the client has gone: wait until all are.
-    for (int i = 0; i < 200 && server.connectionCount() != 0; ++i)
-        server.runOnLoop([](App&) {});
+    waitUntilAllClosed(server);
     return {static_cast<double>(gLoopwire.allocations.load() - loopwireBefore) / kHandshakes,
             static_cast<double>(gOpenSsl.allocations.load() - openSslBefore) / kHandshakes};
 }
@@ -290,28 +300,26 @@ struct IdleBytes {
 // The bytes per connection that kIdleConnections keep-alive connections hold on server once each has made one
 // request, OpenSSL's and loopwire's; tls: whether the clients speak TLS.
 IdleBytes idleBytes(TestServer& server, bool tls) {
-    auto connect = [&] {
-        return tls ? std::make_unique<TestClient>(server.port(), client())
-                   : std::make_unique<TestClient>(server.port());
-    };
-    {
-        // The first connection sets up what is made once (the ticket keys, the loop's buffers).
-        auto first = connect();
-        first->send(kGet);
-        EXPECT_TRUE(first->readResponse());
-    }
-    for (int i = 0; i < 200 && server.connectionCount() != 0; ++i)
+    auto openIdle = [&] {
+        std::vector<std::unique_ptr<TestClient>> idle;
+        for (int i = 0; i < kIdleConnections; ++i) {
+            idle.push_back(tls ? std::make_unique<TestClient>(server.port(), client())
+                               : std::make_unique<TestClient>(server.port()));
+            EXPECT_EQ(idle.back()->handshakeError(), "");
+            idle.back()->send(kGet);
+            EXPECT_TRUE(idle.back()->readResponse());
+        }
         server.runOnLoop([](App&) {});
+        return idle;
+    };
+    // A first round sets up what is made once (the ticket keys, the loop's buffers) and grows the server's
+    // containers to hold kIdleConnections; without it, a container that happens to grow during the measured
+    // round moves the figure by some 20 B per connection.
+    openIdle().clear();
+    waitUntilAllClosed(server);
     std::int64_t openSslBefore = gOpenSsl.liveBytes.load();
     std::int64_t loopwireBefore = gLoopwire.liveBytes.load();
-    std::vector<std::unique_ptr<TestClient>> idle;
-    for (int i = 0; i < kIdleConnections; ++i) {
-        idle.push_back(connect());
-        EXPECT_EQ(idle.back()->handshakeError(), "");
-        idle.back()->send(kGet);
-        EXPECT_TRUE(idle.back()->readResponse());
-    }
-    server.runOnLoop([](App&) {});
+    std::vector<std::unique_ptr<TestClient>> idle = openIdle();
     return {static_cast<double>(gOpenSsl.liveBytes.load() - openSslBefore) / kIdleConnections,
             static_cast<double>(gLoopwire.liveBytes.load() - loopwireBefore) / kIdleConnections};
 }
