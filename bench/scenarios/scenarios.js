@@ -84,13 +84,16 @@ const HANDSHAKE_CONNECTIONS = 20;
 // The subscribers of ws/fanout.
 const FANOUT_SUBSCRIBERS = 1000;
 
-// The echo servers of the ws/echo-* scenarios (name: 'https-echo' for wss/echo-20b, given the TLS arguments).
+// The echo servers of the ws/echo-* scenarios, and of wss/echo-20b (the files called https-echo, given the run's
+// key and certificate).
 const echoServers = (name = 'echo') => ({
   'loopwire-cpp': cppServer(name),
   'loopwire-js': uwsApiServer(name, '{root}'),
   'node-http': nodeServer(name, 'ws'),
   uws: uwsApiServer(name, '{uws}'),
 });
+const wssEchoServers = () => Object.fromEntries(Object.entries(echoServers('https-echo'))
+  .map(([impl, server]) => [impl, withTls(server)]));
 
 // The servers of ws/fanout: subscribers (role=sub in the query) join one topic; the publisher's messages go to it.
 const fanoutServers = () => ({
@@ -190,7 +193,7 @@ const SCENARIOS = [
     name: 'wss/echo-20b',
     request: { mode: 'ws', path: '/', messageBytes: 20, tls: true },
     unit: 'message',
-    servers: Object.fromEntries(Object.entries(echoServers('https-echo')).map(([impl, server]) => [impl, withTls(server)])),
+    servers: wssEchoServers(),
   },
   {
     name: 'ws/echo-4kb',
