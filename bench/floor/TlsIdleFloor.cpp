@@ -1,7 +1,6 @@
 // The heap an idle server-side TLS connection costs OpenSSL itself, without loopwire: the floor under
-// bench/scripts/idle-rss.js --tls. It makes a server SSL_CTX with the settings of net/TlsContext (tickets only,
-// one per handshake, no session cache, TLS 1.3 suites and key-exchange groups in loopwire's order,
-// SSL_MODE_RELEASE_BUFFERS when asked),
+// bench/scripts/idle-rss.js --tls. It makes a server SSL_CTX with the settings of every loopwire server
+// (core/net/TlsServerSettings.h, header-only: SSL_MODE_RELEASE_BUFFERS when asked),
 // then, one connection at a time over two memory BIOs shared by all of them, a client handshakes with a new server
 // SSL, sends a 200-byte request and reads a 130-byte answer (the size of a WebSocket upgrade), and is freed. The
 // server SSLs are kept, as an idle server keeps them, and the heap they hold is counted with mallinfo2 (every
@@ -11,6 +10,8 @@
 //   - a program on the system's OpenSSL (CMake target tls_idle_floor):  tls_idle_floor KEY CERT [N] [--low-memory]
 //   - a Node-API addon on the OpenSSL inside a node executable (built by bench/scripts/idle-rss.js --floor, with
 //     LW_FLOOR_NODE_ADDON defined): measure(key, cert, connections, lowMemory) returns the same figures.
+#include "../../core/net/TlsServerSettings.h"
+
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -29,11 +30,6 @@
 
 namespace {
 
-// The same as net/TlsContext.cpp's; a change there is a change here.
-constexpr const char* kTls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
-constexpr std::size_t kTicketsPerHandshake = 1;
-constexpr const char* kGroupsSince35 = "?X25519:?secp256r1 / ?X25519MLKEM768 / ?X448:?secp384r1:?secp521r1";
-constexpr unsigned long kOpenSsl35 = 0x30500000UL;
 constexpr std::size_t kRequestBytes = 200;
 constexpr std::size_t kAnswerBytes = 130;
 // Rounds of the handshake loop before one side is declared stuck.
@@ -72,13 +68,7 @@ std::string lastError(const char* what) {
 
 SSL_CTX* serverContext(const char* keyPath, const char* certPath, bool lowMemory, std::string& error) {
     SSL_CTX* context = SSL_CTX_new(TLS_server_method());
-    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
-    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
-    if (lowMemory) SSL_CTX_set_mode(context, SSL_MODE_RELEASE_BUFFERS);
-    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_num_tickets(context, kTicketsPerHandshake);
-    SSL_CTX_set_ciphersuites(context, kTls13Suites);
-    if (OpenSSL_version_num() >= kOpenSsl35) SSL_CTX_set1_groups_list(context, kGroupsSince35);
+    loopwire::tls::applyServerSettings(context, lowMemory);
     if (SSL_CTX_use_certificate_chain_file(context, certPath) != 1 ||
         SSL_CTX_use_PrivateKey_file(context, keyPath, SSL_FILETYPE_PEM) != 1) {
         error = lastError("key or certificate");

@@ -1,5 +1,6 @@
 #include "TlsContext.h"
 
+#include "TlsServerSettings.h"
 #include "TlsSession.h"
 
 #include <openssl/bio.h>
@@ -28,22 +29,7 @@ struct ContextDeleter {
 };
 using ContextPointer = std::unique_ptr<SSL_CTX, ContextDeleter>;
 
-constexpr unsigned char kSessionIdContext[] = "loopwire";
-// Session tickets a full TLS 1.3 handshake issues.
-constexpr std::size_t kTicketsPerHandshake = 1;
-// TLS 1.3 suites, in the server's order of preference: AES-128-GCM first (10 AES rounds where AES-256 takes 14,
-// with AES-NI both far beyond what anyone can break), as BoringSSL and Go order them; OpenSSL's default puts
-// AES-256 first.
-constexpr const char* kTls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 constexpr std::string_view kHttp11Protocol = "http/1.1";
-// Key-exchange groups on OpenSSL 3.5 and newer, whose default puts the hybrid X25519MLKEM768 in a tuple of its own,
-// first. Here X25519 (and P-256) come first and the hybrid group second: OpenSSL keeps the client's parsed ML-KEM
-// key for the life of the connection, 6.6 KB of every idle connection's 28 KB, and the handshake costs more
-// (docs/decisions/tls.md). A client that sends only a hybrid key share still gets it without a HelloRetryRequest:
-// the server takes the first tuple holding a group the client sent a share for. Older OpenSSL (3.0) has no
-// hybrid group and already puts X25519 first.
-constexpr const char* kGroupsSince35 = "?X25519:?secp256r1 / ?X25519MLKEM768 / ?X448:?secp384r1:?secp521r1";
-constexpr unsigned long kOpenSsl35 = 0x30500000UL;
 
 // The BIO between OpenSSL and the sockets of a context: reads take the ciphertext the socket received (the
 // context's input), writes append records to the context's output. Neither touches a descriptor, so OpenSSL
@@ -293,17 +279,7 @@ ContextPointer buildContext(const SocketContextOptions& options, std::string& er
         return nullptr;
     }
     SSL_CTX* ssl = context.get();
-    SSL_CTX_set_min_proto_version(ssl, TLS1_2_VERSION);
-    SSL_CTX_set_options(ssl, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
-    if (options.ssl_prefer_low_memory_usage) SSL_CTX_set_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
-    // Resumption through tickets only (TLS 1.3, and TLS 1.2's session tickets): a server-side cache would cost an
-    // insertion (and its lock) per full handshake, and its entries memory, for nothing tickets do not do. One
-    // ticket per full handshake, not OpenSSL's default two: each costs an encryption and a record, and a client
-    // resumes with one (docs/decisions/tls.md).
-    SSL_CTX_set_session_cache_mode(ssl, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_num_tickets(ssl, kTicketsPerHandshake);
-    SSL_CTX_set_session_id_context(ssl, kSessionIdContext, sizeof kSessionIdContext - 1);
-    SSL_CTX_set_ciphersuites(ssl, kTls13Suites);
+    tls::applyServerSettings(ssl, options.ssl_prefer_low_memory_usage);
     SSL_CTX_set_alpn_select_cb(ssl, selectHttp11, nullptr);
 
     PemSource certificate(options.cert, "cert", options.cert_file_name, "cert_file_name");
@@ -335,8 +311,6 @@ ContextPointer buildContext(const SocketContextOptions& options, std::string& er
             ERR_clear_error();
             return nullptr;
         }
-    } else if (OpenSSL_version_num() >= kOpenSsl35 && SSL_CTX_set1_groups_list(ssl, kGroupsSince35) != 1) {
-        ERR_clear_error();  // keeps OpenSSL's own default
     }
     if (!options.ssl_ciphers.empty()) {
         std::string ciphers(options.ssl_ciphers);
