@@ -2,6 +2,8 @@
 
 #include "base/Check.h"
 #include "broker/BrokerEnvelope.h"
+#include "broker/RedisClusterBroker.h"
+#include "broker/RedisSlot.h"
 #include "broker/RespReader.h"
 #include "broker/RespWriter.h"
 
@@ -12,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -47,9 +50,15 @@ std::unique_ptr<PubSubBroker> createBroker(Loop& loop, const PubSubOptions& opti
         error = "connectTimeoutMs and pingIntervalMs must be at least 1";
         return nullptr;
     }
-    auto broker = std::make_unique<broker::RedisBroker>(loop, std::move(url), options, listener);
-    broker->start();
-    return broker;
+    if (options.sharded) {
+        auto cluster = std::make_unique<broker::RedisClusterBroker>(loop, std::move(url), options, listener);
+        cluster->start();
+        return cluster;
+    }
+    auto link = std::make_unique<broker::RedisBroker>(loop, std::move(url), options, listener,
+                                                      broker::RedisBroker::newOrigin());
+    link->start();
+    return link;
 }
 
 namespace broker {
@@ -69,11 +78,6 @@ struct ResolveRequest {
 
 namespace {
 
-std::uint64_t randomOrigin() {
-    std::random_device device;
-    return (std::uint64_t{device()} << 32) ^ device();
-}
-
 std::string errnoCode(int error) {
     const char* name = ::strerrorname_np(error);
     return name != nullptr ? name : "EIO";
@@ -88,20 +92,65 @@ bool startsWithPublish(std::string_view command) noexcept {
     resp::RespValue name;
     if (!reader.next(array) || array.type != resp::RespType::Array) return false;
     resp::RespReader arguments = array.elements();
-    return arguments.next(name) && name.text == "PUBLISH";
+    return arguments.next(name) && (name.text == "PUBLISH" || name.text == "SPUBLISH");
+}
+
+// "MOVED 3999 127.0.0.1:6381" or "ASK ...": the slot and the node's host and port; false for any other error.
+struct Redirection {
+    bool ask = false;
+    std::uint16_t slot = 0;
+    std::string_view host;
+    std::uint16_t port = 0;
+};
+
+bool readRedirection(std::string_view error, Redirection& out) noexcept {
+    if (error.starts_with("MOVED ")) {
+        error.remove_prefix(6);
+    } else if (error.starts_with("ASK ")) {
+        error.remove_prefix(4);
+        out.ask = true;
+    } else {
+        return false;
+    }
+    const std::size_t space = error.find(' ');
+    const std::size_t colon = error.rfind(':');
+    if (space == std::string_view::npos || colon == std::string_view::npos || colon < space) return false;
+    unsigned slot = 0;
+    unsigned port = 0;
+    for (const char digit : error.substr(0, space)) {
+        if (digit < '0' || digit > '9' || (slot = slot * 10 + unsigned(digit - '0')) >= RedisSlot::kSlotCount)
+            return false;
+    }
+    for (const char digit : error.substr(colon + 1)) {
+        if (digit < '0' || digit > '9' || (port = port * 10 + unsigned(digit - '0')) > 65535) return false;
+    }
+    if (space == 0 || colon + 1 == error.size() || port == 0) return false;
+    out.slot = static_cast<std::uint16_t>(slot);
+    out.port = static_cast<std::uint16_t>(port);
+    out.host = error.substr(space + 1, colon - space - 1);
+    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+        out.host = out.host.substr(1, out.host.size() - 2);
+    return true;
 }
 
 }  // namespace
 
-RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener)
+RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener,
+                         std::uint64_t origin, RedisShardListener* shard)
     : loop_(loop),
       url_(std::move(url)),
       options_(options),
       listener_(listener),
-      origin_(randomOrigin()),
+      origin_(origin),
       attemptTimer_(loop, [this] { onTimer(); }),
-      pingTimer_(loop, [this] { onPingTick(); }) {
+      pingTimer_(loop, [this] { onPingTick(); }),
+      shard_(shard) {
     stats_.state = PubSubState::Connecting;
+}
+
+std::uint64_t RedisBroker::newOrigin() {
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device();
 }
 
 RedisBroker::~RedisBroker() { close(); }
@@ -253,7 +302,18 @@ void RedisBroker::becomeReady() {
     pingOutstanding_ = false;
     appendSubscriptions(true);
     // What was published while the link was away follows the subscriptions, in the order it was published.
-    out_.append(queued_.view());
+    if (shard_ == nullptr) {
+        out_.append(queued_.view());
+    } else {
+        std::string_view commands = queued_.view();
+        resp::RespFramer framer;
+        while (!commands.empty()) {
+            const resp::RespResult command = framer.next(commands);
+            if (command.status != resp::RespStatus::Complete) break;
+            appendPublishCommand(commands.substr(0, command.consumed));
+            commands.remove_prefix(command.consumed);
+        }
+    }
     outPublishes_ += queuedMessages_;
     stats_.published += queuedMessages_;
     queued_.clear();
@@ -262,6 +322,7 @@ void RedisBroker::becomeReady() {
     pingTimer_.start(options_.pingIntervalMs, options_.pingIntervalMs);
     report(PubSubEventKind::Ready, "", describe("connected"));
     writeOut();
+    if (shard_ != nullptr && status_ == Status::Ready) shard_->onLinkReady(*this);
 }
 
 void RedisBroker::onTimer() {
@@ -287,6 +348,7 @@ void RedisBroker::onPingTick() {
     }
     pingOutstanding_ = true;
     resp::RespWriter::appendCommand(out_, {"PING"});
+    expect(Awaiting::Ping);
     writeOut();
 }
 
@@ -299,6 +361,7 @@ void RedisBroker::fail(std::string_view code, std::string_view message) {
     if (!wasReady) ++stats_.errors;
     report(wasReady ? PubSubEventKind::Disconnected : PubSubEventKind::Error, code, message);
     changeStatus(Status::Waiting);
+    if (shard_ != nullptr) shard_->onLinkDown(*this);
     // The next host of the URL is tried next; a full round of them counts as one step of the backoff.
     endpoint_ = (endpoint_ + 1) % url_.endpoints.size();
     // Capped exponential backoff, each delay drawn between half and all of its step (so that the Apps of a
@@ -336,6 +399,10 @@ void RedisBroker::closeConnection() noexcept {
     framer_.reset();
     for (auto& [topic, state] : topics_)
         state.sent = false;
+    pending_.clear();
+    pendingHead_ = 0;
+    inflight_.clear();
+    if (inflight_.capacity() > kMaxRetainedBufferBytes) inflight_.release();
 }
 
 // The whole PUBLISH commands not yet sent go back to the front of the queue (a command partly sent is lost with
@@ -382,8 +449,9 @@ void RedisBroker::publish(std::string_view topic, std::string_view message, bool
     const std::string_view envelope = BrokerEnvelope{binary, compress, origin_}.writeTo(envelopeBytes);
     const resp::RespArgument channel(options_.prefix, topic);
     const resp::RespArgument payload(envelope, message);
-    const std::size_t commandBytes = 4 + resp::RespWriter::encodedSize("PUBLISH") +
-                                     resp::RespWriter::encodedSize(channel) + resp::RespWriter::encodedSize(payload);
+    const std::string_view name = shard_ != nullptr ? "SPUBLISH" : "PUBLISH";
+    const std::size_t commandBytes = 4 + resp::RespWriter::encodedSize(name) + resp::RespWriter::encodedSize(channel) +
+                                     resp::RespWriter::encodedSize(payload);
     const bool ready = status_ == Status::Ready;
     ByteBuffer& target = ready ? out_ : queued_;
     if (target.size() + commandBytes > options_.maxQueuedBytes) {
@@ -397,7 +465,13 @@ void RedisBroker::publish(std::string_view topic, std::string_view message, bool
         return;
     }
     dropping_ = false;
-    resp::RespWriter::appendCommand(target, {"PUBLISH", channel, payload});
+    const std::size_t start = target.size();
+    resp::RespWriter::appendCommand(target, {name, channel, payload});
+    if (ready && shard_ != nullptr) {
+        // Written, and now remembered until its reply (appendPublishCommand's work, without a second copy in out_).
+        inflight_.append(out_.view().substr(start));
+        expect(Awaiting::Publish, static_cast<std::uint32_t>(out_.size() - start));
+    }
     if (ready) {
         ++outPublishes_;
         ++stats_.published;
@@ -413,6 +487,7 @@ void RedisBroker::setInterest(std::string_view topic, bool interested) {
     if (found == topics_.end()) {
         if (!interested) return;
         found = topics_.emplace(std::string(topic), TopicState{}).first;
+        if (shard_ != nullptr) found->second.slot = RedisSlot::of(options_.prefix, topic);
     }
     found->second.wanted = interested;
     if (!found->second.changed) {
@@ -422,13 +497,33 @@ void RedisBroker::setInterest(std::string_view topic, bool interested) {
     loop_.requestFlush(*this);
 }
 
-void RedisBroker::appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics) {
-    for (std::size_t first = 0; first < topics.size(); first += kMaxChannelsPerCommand) {
-        const std::size_t count = std::min(kMaxChannelsPerCommand, topics.size() - first);
+// Sharded mode: one command per slot (Redis refuses channels of several slots in one), each followed by a PING
+// whose PONG says it succeeded.
+void RedisBroker::appendChannelCommand(std::string_view command, std::vector<const std::string*>& topics) {
+    auto slotOf = [this](const std::string* topic) { return topics_.find(*topic)->second.slot; };
+    if (shard_ != nullptr) {
+        std::sort(topics.begin(), topics.end(),
+                  [&](const std::string* a, const std::string* b) { return slotOf(a) < slotOf(b); });
+    }
+    for (std::size_t first = 0; first < topics.size();) {
+        std::size_t count = std::min(kMaxChannelsPerCommand, topics.size() - first);
+        if (shard_ != nullptr) {
+            const std::uint16_t slot = slotOf(topics[first]);
+            std::size_t sameSlot = 1;
+            while (sameSlot < count && slotOf(topics[first + sameSlot]) == slot)
+                ++sameSlot;
+            count = sameSlot;
+        }
         resp::RespWriter::appendCommandHeader(out_, count + 1);
         resp::RespWriter::appendArgument(out_, command);
         for (std::size_t i = first; i < first + count; ++i)
             resp::RespWriter::appendArgument(out_, {options_.prefix, *topics[i]});
+        if (shard_ != nullptr) {
+            resp::RespWriter::appendCommand(out_, {"PING"});
+            expect(command == "SSUBSCRIBE" ? Awaiting::Subscribe : Awaiting::Unsubscribe);
+            expect(Awaiting::Ping);
+        }
+        first += count;
     }
 }
 
@@ -449,8 +544,8 @@ void RedisBroker::appendSubscriptions(bool all) {
         for (const std::string* topic : changed_)
             consider(*topic, topics_.find(*topic)->second);
     }
-    appendChannelCommand("SUBSCRIBE", subscribe);
-    appendChannelCommand("UNSUBSCRIBE", unsubscribe);
+    appendChannelCommand(shard_ != nullptr ? "SSUBSCRIBE" : "SUBSCRIBE", subscribe);
+    appendChannelCommand(shard_ != nullptr ? "SUNSUBSCRIBE" : "UNSUBSCRIBE", unsubscribe);
     changed_.clear();
     std::erase_if(topics_, [](const auto& entry) { return !entry.second.wanted; });
 }
@@ -645,14 +740,20 @@ void RedisBroker::handleReply(std::string_view reply) {
                          value.type == resp::RespType::Map);
         return;
     }
-    if (value.isError()) {
-        ++stats_.errors;
-        const std::uint64_t now = loop_.nowMs();
-        if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
-            lastErrorReportMs_ = now;
-            report(PubSubEventKind::Error, errorCode(value.text),
-                   describe(std::string("the broker refused a command: ") + std::string(value.text)));
-        }
+    if (shard_ != nullptr && frontPending() != nullptr) {
+        handleShardedReply(value);
+        return;
+    }
+    if (value.isError()) reportRefusal(value.text);
+}
+
+void RedisBroker::reportRefusal(std::string_view error) {
+    ++stats_.errors;
+    const std::uint64_t now = loop_.nowMs();
+    if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
+        lastErrorReportMs_ = now;
+        report(PubSubEventKind::Error, errorCode(error),
+               describe(std::string("the broker refused a command: ") + std::string(error)));
     }
 }
 
@@ -683,9 +784,23 @@ void RedisBroker::handlePush(std::string_view reply) {
     resp::RespValue kind;
     resp::RespValue channel;
     resp::RespValue payload;
-    if (!fields.next(kind) || (kind.text != "message" && kind.text != "smessage")) return;
-    if (!fields.next(channel) || !fields.next(payload) || !channel.isString() || !payload.isString()) return;
+    if (!fields.next(kind) || !fields.next(channel) || !channel.isString()) return;
     if (!channel.text.starts_with(options_.prefix)) return;
+    if (shard_ != nullptr && kind.text == "sunsubscribe") {
+        // The reply to our own SUNSUBSCRIBE (the oldest command not answered is one), or the node telling us that
+        // the channel's slot moved away: then the topic is to be subscribed where the slot went.
+        const Pending* oldest = frontPending();
+        if (oldest != nullptr && oldest->what == Awaiting::Unsubscribe) return;
+        const std::string_view topic = channel.text.substr(options_.prefix.size());
+        const auto found = topics_.find(topic);
+        if (found == topics_.end() || !found->second.wanted || !found->second.sent) return;
+        const std::string lost = found->first;
+        if (found->second.changed) std::erase(changed_, &found->first);
+        topics_.erase(found);
+        shard_->onSubscriptionLost(*this, lost);
+        return;
+    }
+    if ((kind.text != "message" && kind.text != "smessage") || !fields.next(payload) || !payload.isString()) return;
     const std::string_view topic = channel.text.substr(options_.prefix.size());
     std::string_view message = payload.text;
     BrokerEnvelope envelope;
@@ -697,6 +812,121 @@ void RedisBroker::handlePush(std::string_view reply) {
     }
     ++stats_.delivered;
     listener_.onBrokerMessage(topic, message, messageKind, envelope.compress);
+}
+
+// ---- sharded mode ----
+
+void RedisBroker::expect(Awaiting what, std::uint32_t bytes) {
+    if (pendingHead_ == pending_.size()) {
+        pending_.clear();
+        pendingHead_ = 0;
+    } else if (pendingHead_ >= 1024 && pendingHead_ * 2 >= pending_.size()) {
+        // Answered entries at the front are dropped in bulk, so that the vector keeps its capacity.
+        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pendingHead_));
+        pendingHead_ = 0;
+    }
+    pending_.push_back(Pending{what, bytes});
+}
+
+void RedisBroker::popPending() noexcept {
+    const Pending& answered = pending_[pendingHead_++];
+    if (answered.what == Awaiting::Publish) inflight_.consume(answered.bytes);
+}
+
+void RedisBroker::appendPublishCommand(std::string_view command) {
+    out_.append(command);
+    if (shard_ == nullptr) return;
+    inflight_.append(command);
+    expect(Awaiting::Publish, static_cast<std::uint32_t>(command.size()));
+}
+
+bool RedisBroker::requestSlotMap() {
+    if (status_ != Status::Ready) return false;
+    resp::RespWriter::appendCommand(out_, {"CLUSTER", "SLOTS"});
+    expect(Awaiting::SlotMap);
+    loop_.requestFlush(*this);
+    return true;
+}
+
+void RedisBroker::publishCommand(std::string_view command, bool asking) {
+    if (status_ == Status::Closed) return;
+    const bool ready = status_ == Status::Ready;
+    ByteBuffer& target = ready ? out_ : queued_;
+    if (target.size() + command.size() > options_.maxQueuedBytes) {
+        ++stats_.dropped;
+        return;
+    }
+    if (!ready) {
+        queued_.append(command);
+        ++queuedMessages_;
+        return;
+    }
+    if (asking) {
+        resp::RespWriter::appendCommand(out_, {"ASKING"});
+        expect(Awaiting::Asking);
+    }
+    appendPublishCommand(command);
+    ++outPublishes_;
+    loop_.requestFlush(*this);
+}
+
+std::size_t RedisBroker::takeQueued(ByteBuffer& into) {
+    into.append(queued_.view());
+    const std::size_t count = queuedMessages_;
+    queued_.clear();
+    queuedMessages_ = 0;
+    return count;
+}
+
+// An in-band reply in sharded mode answers the oldest command in pending_.
+void RedisBroker::handleShardedReply(const resp::RespValue& value) {
+    const Pending answered = *frontPending();
+    Redirection redirection;
+    switch (answered.what) {
+        case Awaiting::Publish:
+            if (value.isError() && readRedirection(value.text, redirection)) {
+                const std::string_view command = inflight_.view().substr(0, answered.bytes);
+                shard_->onPublishRedirected(*this, redirection.slot, redirection.host, redirection.port,
+                                            redirection.ask, command);
+                if (status_ == Status::Closed) return;
+                popPending();
+                return;
+            }
+            break;
+        case Awaiting::Subscribe:
+        case Awaiting::Unsubscribe:
+            popPending();
+            if (!value.isError()) {
+                popPending();  // the reply is the PONG after it: the command succeeded
+                return;
+            }
+            if (answered.what == Awaiting::Subscribe && value.text.starts_with("MOVED ")) {
+                handleMovedSubscription(value.text);
+                return;
+            }
+            break;
+        case Awaiting::SlotMap:
+            popPending();
+            shard_->onSlotMap(*this, value);
+            return;
+        case Awaiting::Ping:
+        case Awaiting::Asking:
+            break;
+    }
+    if (answered.what == Awaiting::Publish || answered.what == Awaiting::Ping || answered.what == Awaiting::Asking)
+        popPending();
+    if (value.isError()) reportRefusal(value.text);
+}
+
+// An SSUBSCRIBE answered MOVED: this node does not have the slot (any more). The topics of that slot leave this
+// link for the owner to subscribe where the reply points.
+void RedisBroker::handleMovedSubscription(std::string_view error) {
+    Redirection redirection;
+    if (!readRedirection(error, redirection)) return;
+    std::erase_if(changed_,
+                  [&](const std::string* topic) { return topics_.find(*topic)->second.slot == redirection.slot; });
+    std::erase_if(topics_, [&](const auto& entry) { return entry.second.slot == redirection.slot; });
+    shard_->onSubscriptionMoved(*this, redirection.slot, redirection.host, redirection.port);
 }
 
 // ---- reporting ----

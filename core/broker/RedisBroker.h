@@ -15,13 +15,21 @@
 // bytes together are bounded by options.maxQueuedBytes, past which publishes are dropped and counted. Steady
 // state: no allocation per message in either direction (the buffers keep their capacity).
 //
-// Loop thread only. Owned by the WebSocket layer (WebSocketServer), closed with the App.
+// Sharded mode (given a RedisShardListener: a link of RedisClusterBroker to one node of a Redis Cluster): the
+// commands are SSUBSCRIBE, SUNSUBSCRIBE and SPUBLISH, a subscription command names the channels of one slot, and
+// every command that gets an in-band reply is remembered in order (pending_), each SPUBLISH with a copy of its
+// bytes until its reply, so that a MOVED or ASK can be resent by the owner to the node that has the slot. An
+// SSUBSCRIBE or SUNSUBSCRIBE is followed by a PING, whose PONG says that it succeeded (its own replies are pushes;
+// only a failure comes in band).
+//
+// Loop thread only. Owned by the WebSocket layer (WebSocketServer) or by a RedisClusterBroker, closed with the App.
 #pragma once
 
 #include "base/ByteBuffer.h"
 #include "broker/BrokerUrl.h"
 #include "broker/PubSubBroker.h"
 #include "broker/RespFramer.h"
+#include "broker/RedisShardListener.h"
 #include "loop/Loop.h"
 #include "net/TlsClient.h"
 
@@ -53,11 +61,28 @@ public:
     // Error replies reported to the application at most once per this long (the rest are only counted).
     static constexpr std::uint64_t kErrorReportIntervalMs = 1000;
 
-    RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener);
+    // origin: the id written into the envelope of every message this App publishes (see BrokerEnvelope); the
+    // links of one RedisClusterBroker share it. shard: the owner in sharded mode, or null (classic pub/sub).
+    RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener,
+                std::uint64_t origin, RedisShardListener* shard = nullptr);
     ~RedisBroker() override;
+
+    // A random origin for a new App's link.
+    static std::uint64_t newOrigin();
 
     // Begins the first connection attempt.
     void start();
+
+    // Sharded mode, for the owner:
+    // asks the node for CLUSTER SLOTS (answered through RedisShardListener::onSlotMap); false when not Ready.
+    bool requestSlotMap();
+    // sends (or queues) a whole SPUBLISH command another link had answered MOVED or ASK (asking: after ASKING).
+    void publishCommand(std::string_view command, bool asking);
+    // moves every SPUBLISH waiting for a connection into `into` (for a link that is to be closed), with their count.
+    std::size_t takeQueued(ByteBuffer& into);
+    bool ready() const noexcept { return status_ == Status::Ready; }
+    // The host now connected to or tried.
+    const BrokerUrl::Endpoint& endpoint() const noexcept { return url_.endpoints[endpoint_]; }
 
     void publish(std::string_view topic, std::string_view message, bool binary, bool compress) override;
     void setInterest(std::string_view topic, bool interested) override;
@@ -66,10 +91,17 @@ public:
 
 private:
     enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };
+    // What an in-band reply still to come answers (sharded mode).
+    enum class Awaiting : std::uint8_t { Publish, Subscribe, Unsubscribe, Ping, SlotMap, Asking };
+    struct Pending {
+        Awaiting what;
+        std::uint32_t bytes = 0;  // Publish: the command's size at the front of inflight_
+    };
     struct TopicState {
-        bool wanted = false;   // the App has local subscribers
-        bool sent = false;     // Redis has been told to subscribe on this connection
-        bool changed = false;  // listed in changed_
+        std::uint16_t slot = 0;  // sharded mode: the channel's hash slot
+        bool wanted = false;     // the App has local subscribers
+        bool sent = false;       // Redis has been told to subscribe on this connection
+        bool changed = false;    // listed in changed_
     };
     struct StringHash {
         using is_transparent = void;
@@ -95,6 +127,15 @@ private:
     void handleReply(std::string_view reply);
     void handleHelloReply(std::string_view code, std::string_view text, bool isMap);
     void handlePush(std::string_view reply);
+    void handleShardedReply(const resp::RespValue& value);
+    // An error reply to a command: counted, and reported at most once per kErrorReportIntervalMs.
+    void reportRefusal(std::string_view error);
+    void handleMovedSubscription(std::string_view error);
+    // Appends one whole PUBLISH (SPUBLISH) command to out_; in sharded mode it is kept until its reply.
+    void appendPublishCommand(std::string_view command);
+    void expect(Awaiting what, std::uint32_t bytes = 0);
+    Pending* frontPending() noexcept { return pendingHead_ < pending_.size() ? &pending_[pendingHead_] : nullptr; }
+    void popPending() noexcept;
     void becomeReady();
     void writeOut();
     void writeOutTls();
@@ -102,7 +143,7 @@ private:
     // descriptor is then watched for room) or the connection failed (fail() has run).
     bool sendSome(std::string_view bytes, std::size_t& written);
     void appendSubscriptions(bool all);
-    void appendChannelCommand(std::string_view command, const std::vector<const std::string*>& topics);
+    void appendChannelCommand(std::string_view command, std::vector<const std::string*>& topics);
     void requeueUnsent();
     void onTimer();
     void onPingTick();
@@ -146,6 +187,11 @@ private:
     std::uint64_t lastErrorReportMs_ = 0;
     std::vector<PendingEvent> events_;
     PubSubStats stats_;
+
+    RedisShardListener* shard_;     // sharded mode: the owner; null: classic pub/sub
+    std::vector<Pending> pending_;  // sharded mode: the commands sent whose in-band reply is to come, from pendingHead_
+    std::size_t pendingHead_ = 0;
+    ByteBuffer inflight_;  // sharded mode: the SPUBLISH commands of pending_, in order
 };
 
 }  // namespace loopwire::broker

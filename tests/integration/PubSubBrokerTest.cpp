@@ -3,6 +3,7 @@
 // refusing, absent, or something else on its port. Every test runs on both loop backends.
 #include "Fixture.h"
 #include "broker/RedisBroker.h"
+#include "RedisCluster.h"
 #include "RedisServer.h"
 #include "TestCertificates.h"
 #include "WebSocketFixture.h"
@@ -499,41 +500,10 @@ TEST_P(PubSubCluster, DropsAReplyLongerThanItsLimit) {
     EXPECT_LT(sent.load(), 100u << 20) << "the connection was dropped before the whole message came";
 }
 
-// A Redis Cluster of three masters (no replicas) on free ports, each node in its own temporary folder.
-class RedisClusterOfThree {
-public:
-    RedisClusterOfThree() {
-        // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
-        for (auto& node : nodes_)
-            node = std::make_unique<RedisServer>(
-                std::vector<std::string>{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                         "--cluster-port", std::to_string(RedisServer::freePort())});
-        std::string create = "redis-cli --cluster create";
-        for (auto& node : nodes_)
-            create += " 127.0.0.1:" + std::to_string(node->port());
-        create += " --cluster-replicas 0 --cluster-yes >/dev/null 2>&1";
-        created_ = std::system(create.c_str()) == 0;
-        // Every node must see the whole cluster before it routes anything.
-        const auto deadline = std::chrono::steady_clock::now() + 10s;
-        for (auto& node : nodes_) {
-            while (node->command("*2\r\n$7\r\nCLUSTER\r\n$4\r\nINFO\r\n").find("cluster_state:ok") ==
-                       std::string::npos &&
-                   std::chrono::steady_clock::now() < deadline)
-                std::this_thread::sleep_for(20ms);
-        }
-    }
-    bool ready() const { return created_; }
-    RedisServer& node(int i) { return *nodes_[static_cast<std::size_t>(i)]; }
-
-private:
-    std::array<std::unique_ptr<RedisServer>, 3> nodes_;
-    bool created_ = false;
-};
-
 // On a Redis Cluster, Apps linked to different nodes share their topics: the cluster carries a PUBLISH to every
 // node's subscribers.
 TEST_P(PubSubCluster, WorksOnARedisClusterThroughAnyNode) {
-    RedisClusterOfThree cluster;
+    RedisCluster cluster;
     ASSERT_TRUE(cluster.ready());
     Node first(backend(), cluster.node(0).url()), second(backend(), cluster.node(2).url());
     ASSERT_TRUE(first.log.waitFor("ready"));

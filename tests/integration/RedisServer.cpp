@@ -130,4 +130,11 @@ std::string RedisServer::command(const std::string& resp) {
     return received > 0 ? std::string(buffer, static_cast<std::size_t>(received)) : std::string();
 }
 
+std::string RedisServer::command(std::initializer_list<std::string> arguments) {
+    std::string resp = "*" + std::to_string(arguments.size()) + "\r\n";
+    for (const std::string& argument : arguments)
+        resp += "$" + std::to_string(argument.size()) + "\r\n" + argument + "\r\n";
+    return command(resp);
+}
+
 }  // namespace loopwire::test

@@ -6,6 +6,7 @@
 // process with SIGSTOP and SIGCONT (a Redis that stops reading, its socket still open).
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ public:
     // Sends one command (RESP, written by the caller) and returns the first reply's bytes, for checks such as
     // "PUBSUB NUMSUB".
     std::string command(const std::string& resp);
+    // The same, for a command given as its arguments ({"CLUSTER", "KEYSLOT", "chat"}).
+    std::string command(std::initializer_list<std::string> arguments);
 
 private:
     std::vector<std::string> extraArguments_;

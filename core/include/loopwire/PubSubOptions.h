@@ -67,6 +67,12 @@ struct PubSubOptions {
     bool tlsVerify = true;
     // Every channel this App uses is prefix + topic, so that applications that share a Redis stay apart.
     std::string prefix = "loopwire:";
+    // Sharded pub/sub (Redis 7: SSUBSCRIBE, SPUBLISH): on a Redis Cluster, each topic's messages go only to the
+    // master that owns its channel's hash slot, instead of being broadcast to every node by the cluster bus. The
+    // URL names any nodes of the cluster (the slot map is read from them, and followed when slots move); the App
+    // keeps one connection per master. On a standalone Redis 7, the one server carries everything. The Apps that
+    // share a prefix must agree on this: sharded and classic messages do not reach each other.
+    bool sharded = false;
     // Publishes made while the broker is away, or written faster than it reads, wait in a queue of at most this
     // many bytes (commands as sent); past it they are dropped and counted (PubSubStats::dropped).
     std::size_t maxQueuedBytes = kDefaultMaxQueuedBytes;

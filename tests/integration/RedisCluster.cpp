@@ -1,0 +1,85 @@
+#include "RedisCluster.h"
+
+#include "broker/RespReader.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace loopwire::test {
+
+using namespace std::chrono_literals;
+
+RedisCluster::RedisCluster() {
+    // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
+    for (auto& node : nodes_)
+        node = std::make_unique<RedisServer>(
+            std::vector<std::string>{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                     "--cluster-port", std::to_string(RedisServer::freePort())});
+    std::string create = "redis-cli --cluster create";
+    for (auto& node : nodes_)
+        create += " 127.0.0.1:" + std::to_string(node->port());
+    create += " --cluster-replicas 0 --cluster-yes >/dev/null 2>&1";
+    created_ = std::system(create.c_str()) == 0;
+    // Every node must see the whole cluster before it routes anything.
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    for (auto& node : nodes_) {
+        while (node->command({"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                created_ = false;
+                return;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+}
+
+int RedisCluster::ownerOf(std::uint16_t slot, int asked) {
+    const std::string reply = node(asked).command({"CLUSTER", "SLOTS"});
+    resp::RespReader reader(reply);
+    resp::RespValue ranges;
+    if (!reader.next(ranges)) return -1;
+    resp::RespReader each = ranges.elements();
+    resp::RespValue range;
+    while (each.next(range)) {
+        resp::RespReader fields = range.elements();
+        resp::RespValue first;
+        resp::RespValue last;
+        resp::RespValue master;
+        if (!fields.next(first) || !fields.next(last) || !fields.next(master)) return -1;
+        if (slot < first.integer || slot > last.integer) continue;
+        resp::RespReader address = master.elements();
+        resp::RespValue host;
+        resp::RespValue port;
+        if (!address.next(host) || !address.next(port)) return -1;
+        for (int i = 0; i < kNodes; ++i) {
+            if (node(i).port() == port.integer) return i;
+        }
+    }
+    return -1;
+}
+
+std::string RedisCluster::idOf(int i) {
+    const std::string reply = node(i).command({"CLUSTER", "MYID"});
+    resp::RespReader reader(reply);
+    resp::RespValue id;
+    return reader.next(id) ? std::string(id.text) : std::string();
+}
+
+bool RedisCluster::moveSlot(std::uint16_t slot, int to) {
+    const int from = ownerOf(slot);
+    if (from < 0 || from == to) return false;
+    const std::string number = std::to_string(slot);
+    bool agreed = node(to).command({"CLUSTER", "SETSLOT", number, "IMPORTING", idOf(from)}) == "+OK\r\n";
+    agreed = agreed && node(from).command({"CLUSTER", "SETSLOT", number, "MIGRATING", idOf(to)}) == "+OK\r\n";
+    // The new owner first, then the old one, then the rest, as redis-cli --cluster reshard does.
+    agreed = agreed && node(to).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
+    agreed = agreed && node(from).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
+    for (int i = 0; i < kNodes; ++i) {
+        if (i != to && i != from)
+            agreed = agreed && node(i).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
+    }
+    return agreed;
+}
+
+}  // namespace loopwire::test
