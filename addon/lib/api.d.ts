@@ -315,6 +315,13 @@ export interface PubSubOptions {
     tlsVerify?: boolean;
     /** Every channel is prefix + topic, so that applications sharing a Redis stay apart. Default "loopwire:". */
     prefix?: string;
+    /**
+     * Sharded pub/sub (Redis 7, SSUBSCRIBE/SPUBLISH): on a Redis Cluster each topic lives on the master that owns its
+     * channel's slot, instead of every node carrying every message; the App links to every master, follows the
+     * slot map as slots move, and the URL needs to name only some nodes. Works on a standalone Redis 7 too. Every
+     * App on the same prefix must use the same mode. Default false.
+     */
+    sharded?: boolean;
     /** Bytes of publishes that may wait while Redis is away or slow; past it they are dropped. Default 8 MiB. */
     maxQueuedBytes?: number;
     /** The first reconnection delay, doubled per failure up to reconnectMaxDelay, jittered. Defaults 100, 5000. */

@@ -134,6 +134,7 @@ void AppWrap::connectPubSub(const Args& args) {
         if (!readOptionalString(isolate, object, "prefix", options.prefix) ||
             !readOptionalString(isolate, object, "tlsCaFile", options.tlsCaFile) ||
             !readOptionalBoolean(isolate, object, "tlsVerify", options.tlsVerify) ||
+            !readOptionalBoolean(isolate, object, "sharded", options.sharded) ||
             !readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
             !readOptional(isolate, object, "reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||
             !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||

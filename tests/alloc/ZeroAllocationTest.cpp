@@ -245,14 +245,15 @@ TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
 }
 
 // Pub/sub across Apps through a real Redis: a message a WebSocket of one App publishes, sent to Redis, received by
-// another App and delivered to its subscriber, allocates nothing on either App once the buffers have grown.
-TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
+// another App and delivered to its subscriber, allocates nothing on either App once the buffers have grown. Sharded
+// (SPUBLISH, each kept until its reply): the same.
+void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool sharded) {
     ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh";
     RedisServer redis;
     ASSERT_TRUE(redis.running());
     struct NoUserData {};
     ServerOptions options;
-    options.backend = GetParam();
+    options.backend = backend;
     std::atomic<int> ready{0};
     auto setup = [&](App& app) {
         tCountAllocations = true;
@@ -262,6 +263,7 @@ TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
                                                 OpCode opCode) { ws->publish("room", message, opCode); }});
         PubSubOptions pubsub;
         pubsub.url = redis.url();
+        pubsub.sharded = sharded;
         app.connectPubSub(pubsub, [&ready](const PubSubEvent& event) {
             if (event.kind == PubSubEventKind::Ready) ++ready;
         });
@@ -273,8 +275,9 @@ TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
     ASSERT_TRUE(upgradeToWebSocket(sender));
     ASSERT_TRUE(upgradeToWebSocket(receiver));
     // Both links ready and the subscriber's App subscribed in Redis (the sender's App too: its sender subscribed).
-    const std::string numsub = "*3\r\n$6\r\nPUBSUB\r\n$6\r\nNUMSUB\r\n$13\r\nloopwire:room\r\n";
-    for (int i = 0; i < 500 && !redis.command(numsub).ends_with(":2\r\n"); ++i)
+    for (int i = 0;
+         i < 500 && !redis.command({"PUBSUB", sharded ? "SHARDNUMSUB" : "NUMSUB", "loopwire:room"}).ends_with(":2\r\n");
+         ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_EQ(ready.load(), 2);
     for (std::size_t length : {std::size_t{20}, std::size_t{4096}}) {
@@ -297,6 +300,14 @@ TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
         std::size_t after = gServerAllocations.load();
         EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
     }
+}
+
+TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
+    expectNoAllocationPerMessageThroughTheBroker(GetParam(), false);
+}
+
+TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheShardedBroker) {
+    expectNoAllocationPerMessageThroughTheBroker(GetParam(), true);
 }
 
 // Pub/sub: once its buffers have grown to a batch, publishing to many subscribers and draining allocate nothing.

@@ -10,7 +10,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 
 const uWS = require('../../addon/lib/index.js');
-const { startRedis, freePort } = require('./helpers/redis.js');
+const { startRedis, startRedisCluster, freePort } = require('./helpers/redis.js');
 const { connectClient, nextMessage } = require('./helpers/websocket.js');
 const { runNode } = require('./helpers/child.js');
 
@@ -114,6 +114,62 @@ test('app.publish reaches other Apps, and a message another program publishes ar
   assert.deepEqual([...raw.data], [0xff, 0xfe]);
 });
 
+test('sharded: on a Redis Cluster each topic lives on its slot\'s master, and every message arrives once in order',
+  async (t) => {
+    const cluster = await startRedisCluster(t);
+    const topics = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    const shardedApp = (node) => {
+      const app = uWS.App();
+      app.ws('/ws', {
+        open: (ws) => { for (const topic of topics) ws.subscribe(topic); },
+        message: (ws, message, isBinary) => {
+          const text = Buffer.from(message).toString();
+          ws.publish(text.slice(0, text.indexOf('|')), message, isBinary);
+        },
+      });
+      let token = false;
+      app.listen('127.0.0.1', 0, (listenSocket) => { token = listenSocket; });
+      t.after(() => app.close());
+      let ready = 0;
+      app.connectPubSub(node.url, { sharded: true, ready: () => { ready++; }, error: () => {} });
+      return { app, port: uWS.us_socket_local_port(token), isReady: () => ready > 0 };
+    };
+    const first = shardedApp(cluster.nodes[0]);
+    const second = shardedApp(cluster.nodes[2]);
+    await waitFor(() => first.isReady() && second.isReady());
+    const sender = await connectClient(t, first.port, {}, '/ws');
+    const remote = await connectClient(t, second.port, {}, '/ws');
+    for (const topic of topics) await cluster.waitForShardSubscribers(`loopwire:${topic}`, 2);
+    // Each channel is on one node only: the master of its slot.
+    for (const topic of topics) {
+      const holders = [];
+      for (const node of cluster.nodes) {
+        const reply = await node.command(['PUBSUB', 'SHARDNUMSUB', `loopwire:${topic}`]);
+        if (!reply.endsWith(':0\r\n')) holders.push(node.port);
+      }
+      assert.equal(holders.length, 1, topic);
+    }
+    const expected = new Map(topics.map((topic) => [topic, []]));
+    for (let round = 0; round < 10; round++) {
+      for (const topic of topics) {
+        const message = `${topic}|${round}`;
+        expected.get(topic).push(message);
+        sender.send(message);
+      }
+    }
+    const received = new Map(topics.map((topic) => [topic, []]));
+    for (let i = 0; i < 10 * topics.length; i++) {
+      const text = (await nextMessage(remote)).data.toString();
+      received.get(text.slice(0, text.indexOf('|'))).push(text);
+    }
+    assert.deepEqual(received, expected);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(remote.queued.length, 0, 'no message twice');
+    assert.equal(first.app.getPubSubStats().published, 60);
+    assert.equal(second.app.getPubSubStats().delivered, 60);
+    assert.equal(first.app.getPubSubStats().state, 'ready');
+  });
+
 test('the link reconnects after a Redis restart and sends what was published meanwhile', async (t) => {
   const redis = await startRedis(t);
   const publisher = chatApp(t, redis.url, { reconnectMinDelay: 400, reconnectMaxDelay: 500 });
@@ -196,6 +252,8 @@ test('connectPubSub checks its arguments', (t) => {
   assert.throws(() => app.connectPubSub('redis://h', 5), { name: 'TypeError', message: /options must be an object/ });
   assert.throws(() => app.connectPubSub('redis://h', { prefix: 1 }), { name: 'TypeError', message: /options.prefix/ });
   assert.throws(() => app.connectPubSub('redis://h', { error: 1 }), { name: 'TypeError', message: /options.error/ });
+  assert.throws(() => app.connectPubSub('redis://h', { sharded: 'yes' }),
+    { name: 'TypeError', message: /options.sharded must be a boolean/ });
   assert.throws(() => app.connectPubSub('redis://h', { maxQueuedBytes: -1 }),
     { name: 'RangeError', message: /options.maxQueuedBytes/ });
   assert.throws(() => app.connectPubSub('redis://h', { reconnectMinDelay: 0 }),

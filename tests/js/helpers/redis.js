@@ -121,4 +121,44 @@ async function startRedis(t, extra = [], { tlsOnly = false } = {}) {
   return redis;
 }
 
-module.exports = { startRedis, freePort };
+/**
+ * Starts a Redis Cluster of three masters (no replicas) for the test t, made with `redis-cli --cluster create`;
+ * resolves once every node sees it whole, with { nodes (Redis instances), shardSubscribers(channel) (the sum over
+ * the nodes of PUBSUB SHARDNUMSUB), waitForShardSubscribers(channel, count) }.
+ */
+async function startRedisCluster(t) {
+  const nodes = [];
+  for (let i = 0; i < 3; i++) {
+    // The bus port is given: the default, the port + 10000, may be past 65535 for a port the kernel picked.
+    nodes.push(await startRedis(t, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+      '--cluster-port', String(await freePort())]));
+  }
+  const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
+    '--cluster-replicas', '0', '--cluster-yes'], { stdio: 'ignore' });
+  if (create.status !== 0) throw new Error('redis-cli --cluster create failed');
+  const deadline = Date.now() + 10000;
+  for (const node of nodes) {
+    while (!(await node.command(['CLUSTER', 'INFO'])).includes('cluster_state:ok')) {
+      if (Date.now() > deadline) throw new Error('the cluster did not become ready');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  const shardSubscribers = async (channel) => {
+    let total = 0;
+    for (const node of nodes) {
+      const reply = await node.command(['PUBSUB', 'SHARDNUMSUB', channel]);
+      total += Number(reply.slice(reply.lastIndexOf(':') + 1));
+    }
+    return total;
+  };
+  const waitForShardSubscribers = async (channel, count, timeoutMs = 5000) => {
+    const end = Date.now() + timeoutMs;
+    while ((await shardSubscribers(channel)) !== count) {
+      if (Date.now() > end) throw new Error(`${channel}: waiting for ${count} shard subscribers`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  return { nodes, shardSubscribers, waitForShardSubscribers };
+}
+
+module.exports = { startRedis, startRedisCluster, freePort };
