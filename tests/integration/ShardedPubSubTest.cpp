@@ -2,14 +2,20 @@
 // standalone Redis 7: each topic lives on the master that owns its slot, every message reaches every App once and
 // in order, and a slot that moves in the middle of a stream is followed. Every test runs on both loop backends.
 #include "Fixture.h"
+#include "broker/RedisClusterBroker.h"
 #include "broker/RedisSlot.h"
 #include "RedisCluster.h"
 #include "RedisServer.h"
 #include "WebSocketFixture.h"
 #include "WsTestClient.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
+#include <regex>
 #include <map>
 #include <memory>
 #include <set>
@@ -50,7 +56,9 @@ public:
             EXPECT_TRUE(app.tryConnectPubSub(
                 options,
                 [this](const PubSubEvent& event) {
-                    log.add(event.kind == PubSubEventKind::Ready ? "ready" : "event:" + std::string(event.code));
+                    log.add(event.kind == PubSubEventKind::Ready
+                                ? "ready"
+                                : "event:" + std::string(event.code) + " " + std::string(event.message));
                 },
                 error))
                 << error;
@@ -271,6 +279,82 @@ TEST_P(ShardedPubSub, FollowsASlotThatMovesMidStream) {
     std::printf("slot moved mid-stream: %d of %d messages delivered, %d lost\n", received, kMessages,
                 kMessages - received);
     RecordProperty("lost", kMessages - received);
+}
+
+// A node whose slot map names more masters than kMaxLinks, among entries that are not masters at all: the App links
+// to kMaxLinks of them (the seed included), skips the malformed entries, and goes on serving.
+TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntries) {
+    constexpr int kMasters = static_cast<int>(broker::RedisClusterBroker::kMaxLinks) + 44;
+    std::string map = "*" + std::to_string(kMasters + 5) + "\r\n";
+    // Not masters: no address, a range backwards, a slot past 16383, an unknown host, port 0.
+    map += "*1\r\n:0\r\n";
+    map += "*3\r\n:9\r\n:3\r\n*2\r\n$9\r\n127.0.0.1\r\n:65000\r\n";
+    map += "*3\r\n:0\r\n:20000\r\n*2\r\n$9\r\n127.0.0.1\r\n:65000\r\n";
+    map += "*3\r\n:0\r\n:1\r\n*2\r\n$1\r\n?\r\n:65000\r\n";
+    map += "*3\r\n:0\r\n:1\r\n*2\r\n$9\r\n127.0.0.1\r\n:0\r\n";
+    // Masters on loopback ports where nothing listens (1, 2, ...): each link made is refused.
+    for (int i = 0; i < kMasters; ++i) {
+        map += "*3\r\n:" + std::to_string(i * 50) + "\r\n:" + std::to_string(i * 50 + 49) +
+               "\r\n*2\r\n$9\r\n127.0.0.1\r\n:" + std::to_string(i + 1) + "\r\n";
+    }
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::listen(listener, 16), 0);
+    socklen_t length = sizeof address;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    std::atomic<int> mapsSent{0};
+    std::thread fake([&] {
+        for (;;) {
+            const int client = ::accept(listener, nullptr, nullptr);
+            if (client < 0) return;
+            char buffer[4096];
+            for (;;) {
+                const ssize_t received = ::recv(client, buffer, sizeof buffer, 0);
+                if (received <= 0) break;
+                const std::string_view request(buffer, static_cast<std::size_t>(received));
+                std::string reply;
+                if (request.find("HELLO") != std::string_view::npos) reply += "%1\r\n+server\r\n+redis\r\n";
+                if (request.find("CLUSTER") != std::string_view::npos) {
+                    reply += map;
+                    ++mapsSent;
+                }
+                if (request.find("PING") != std::string_view::npos) reply += "+PONG\r\n";
+                ::send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
+            }
+            ::close(client);
+        }
+    });
+    {
+        PubSubOptions options;
+        options.reconnectMinDelayMs = 1000;
+        TopicNode node(backend(), "redis://127.0.0.1:" + std::to_string(ntohs(address.sin_port)), {"chat"}, options);
+        ASSERT_TRUE(node.log.waitFor("ready"));
+        ASSERT_TRUE(node.log.waitFor("event:ECONNREFUSED", broker::RedisClusterBroker::kMaxLinks - 1));
+        std::this_thread::sleep_for(200ms);
+        std::set<std::string> refused;
+        const std::regex port(R"(127\.0\.0\.1:(\d+): cannot connect)");
+        for (const std::string& event : node.log.events()) {
+            std::smatch match;
+            if (std::regex_search(event, match, port)) refused.insert(match[1]);
+        }
+        EXPECT_EQ(refused.size(), broker::RedisClusterBroker::kMaxLinks - 1);
+        EXPECT_EQ(refused.count("65000"), 0u) << "a malformed entry was taken";
+        EXPECT_GE(mapsSent.load(), 1);
+        // Local pub/sub goes on.
+        auto one = node.connect();
+        auto two = node.connect();
+        std::this_thread::sleep_for(20ms);
+        one->sendText("chat|still here");
+        auto frame = two->readFrame();
+        ASSERT_TRUE(frame);
+        EXPECT_EQ(frame->payload, "chat|still here");
+    }
+    ::shutdown(listener, SHUT_RDWR);
+    ::close(listener);
+    fake.join();
 }
 
 }  // namespace
