@@ -3,7 +3,9 @@
 //
 // Checks the contracts they state: the input fed in random pieces, the way a client keeps the bytes of an unfinished
 // reply, finds exactly the replies that framing it whole finds, with the same lengths, and the same error; every
-// reply found whole can be read to its last element by RespReader without running past it.
+// reply found whole can be read to its last element by RespReader without running past it; an error reply read as a
+// MOVED or ASK redirection (RedisRedirection) gives a slot and port in range and a host inside the reply.
+#include "broker/RedisRedirection.h"
 #include "broker/RespFramer.h"
 #include "broker/RespReader.h"
 
@@ -26,6 +28,13 @@ std::size_t readAll(RespReader reader, int depth) {
     RespValue value;
     while (reader.next(value)) {
         ++values;
+        loopwire::broker::RedisRedirection redirection;
+        if (value.isError() && redirection.read(value.text)) {
+            FUZZ_CHECK(redirection.slot < 16384 && redirection.port > 0);
+            FUZZ_CHECK(redirection.host.empty() || (redirection.host.data() >= value.text.data() &&
+                                                    redirection.host.data() + redirection.host.size() <=
+                                                        value.text.data() + value.text.size()));
+        }
         if (value.isAggregate()) {
             FUZZ_CHECK(depth < 16);
             readAll(value.elements(), depth + 1);

@@ -3,6 +3,7 @@
 #include "base/Check.h"
 #include "broker/BrokerEnvelope.h"
 #include "broker/RedisClusterBroker.h"
+#include "broker/RedisRedirection.h"
 #include "broker/RedisSlot.h"
 #include "broker/RespReader.h"
 #include "broker/RespWriter.h"
@@ -93,44 +94,6 @@ bool startsWithPublish(std::string_view command) noexcept {
     if (!reader.next(array) || array.type != resp::RespType::Array) return false;
     resp::RespReader arguments = array.elements();
     return arguments.next(name) && (name.text == "PUBLISH" || name.text == "SPUBLISH");
-}
-
-// "MOVED 3999 127.0.0.1:6381" or "ASK ...": the slot and the node's host and port; false for any other error.
-struct Redirection {
-    bool ask = false;
-    std::uint16_t slot = 0;
-    std::string_view host;
-    std::uint16_t port = 0;
-};
-
-bool readRedirection(std::string_view error, Redirection& out) noexcept {
-    if (error.starts_with("MOVED ")) {
-        error.remove_prefix(6);
-    } else if (error.starts_with("ASK ")) {
-        error.remove_prefix(4);
-        out.ask = true;
-    } else {
-        return false;
-    }
-    const std::size_t space = error.find(' ');
-    const std::size_t colon = error.rfind(':');
-    if (space == std::string_view::npos || colon == std::string_view::npos || colon < space) return false;
-    unsigned slot = 0;
-    unsigned port = 0;
-    for (const char digit : error.substr(0, space)) {
-        if (digit < '0' || digit > '9' || (slot = slot * 10 + unsigned(digit - '0')) >= RedisSlot::kSlotCount)
-            return false;
-    }
-    for (const char digit : error.substr(colon + 1)) {
-        if (digit < '0' || digit > '9' || (port = port * 10 + unsigned(digit - '0')) > 65535) return false;
-    }
-    if (space == 0 || colon + 1 == error.size() || port == 0) return false;
-    out.slot = static_cast<std::uint16_t>(slot);
-    out.port = static_cast<std::uint16_t>(port);
-    out.host = error.substr(space + 1, colon - space - 1);
-    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
-        out.host = out.host.substr(1, out.host.size() - 2);
-    return true;
 }
 
 }  // namespace
@@ -881,10 +844,10 @@ std::size_t RedisBroker::takeQueued(ByteBuffer& into) {
 // An in-band reply in sharded mode answers the oldest command in pending_.
 void RedisBroker::handleShardedReply(const resp::RespValue& value) {
     const Pending answered = *frontPending();
-    Redirection redirection;
+    RedisRedirection redirection;
     switch (answered.what) {
         case Awaiting::Publish:
-            if (value.isError() && readRedirection(value.text, redirection)) {
+            if (value.isError() && redirection.read(value.text)) {
                 const std::string_view command = inflight_.view().substr(0, answered.bytes);
                 shard_->onPublishRedirected(*this, redirection.slot, redirection.host, redirection.port,
                                             redirection.ask, command);
@@ -900,8 +863,10 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
                 popPending();  // the reply is the PONG after it: the command succeeded
                 return;
             }
-            if (answered.what == Awaiting::Subscribe && value.text.starts_with("MOVED ")) {
-                handleMovedSubscription(value.text);
+            if (value.text.starts_with("MOVED ")) {
+                // A node that does not have the slot has no subscription of ours in it to end, and the owner is
+                // to subscribe where the slot is.
+                if (answered.what == Awaiting::Subscribe) handleMovedSubscription(value.text);
                 return;
             }
             break;
@@ -921,8 +886,8 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
 // An SSUBSCRIBE answered MOVED: this node does not have the slot (any more). The topics of that slot leave this
 // link for the owner to subscribe where the reply points.
 void RedisBroker::handleMovedSubscription(std::string_view error) {
-    Redirection redirection;
-    if (!readRedirection(error, redirection)) return;
+    RedisRedirection redirection;
+    if (!redirection.read(error)) return;
     std::erase_if(changed_,
                   [&](const std::string* topic) { return topics_.find(*topic)->second.slot == redirection.slot; });
     std::erase_if(topics_, [&](const auto& entry) { return entry.second.slot == redirection.slot; });

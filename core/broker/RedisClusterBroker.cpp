@@ -221,6 +221,12 @@ void RedisClusterBroker::onPublishRedirected(RedisBroker& link, std::uint16_t sl
                                              std::uint16_t port, bool ask, std::string_view command) {
     RedisBroker* target = linkTo(host, port, link);
     if (target == nullptr) target = &owner(slot);
+    if (target == &link) {
+        // A node sending us back to itself: resending would go round for as long as it does.
+        ++redirectsDropped_;
+        requestSlotMap();
+        return;
+    }
     redirected_.clear();
     redirected_.append(command);
     if (!ask) {
@@ -259,6 +265,7 @@ void RedisClusterBroker::onSubscriptionLost(RedisBroker& link, std::string_view 
 
 PubSubStats RedisClusterBroker::stats() const noexcept {
     PubSubStats total;
+    total.dropped = redirectsDropped_;
     bool allReady = true;
     bool anyDown = false;
     for (const auto& link : links_) {

@@ -7,7 +7,7 @@
 // (the seed) connects to the URL's hosts; once it is ready it is asked for CLUSTER SLOTS, and a link is made for every
 // master named there. Until then every slot is the seed's. The map follows the cluster as it changes:
 // - a SPUBLISH answered MOVED is resent to the node named, which takes the slot at once; ASK resends it once,
-//   after ASKING, without changing the map;
+//   after ASKING, without changing the map (one redirected to the node that sent it back is dropped, counted);
 // - an SSUBSCRIBE answered MOVED moves the slot's topics to the node named;
 // - a subscription the node ended by itself (its slot moved away) is made again where the map says, which an
 //   out-of-date map corrects through MOVED;
@@ -90,9 +90,10 @@ private:
     std::vector<std::unique_ptr<RedisBroker>> links_;  // [0]: the seed, on the URL's hosts
     std::vector<std::uint16_t> owner_;                 // per slot: its link's index in links_
     std::unordered_map<std::string, Topic, StringHash, std::equal_to<>> topics_;
-    RedisBroker* mapLink_ = nullptr;  // the link asked for the slot map, until it answers or goes down
-    bool mapWanted_ = true;           // the map is to be asked for as soon as a link is ready
-    ByteBuffer redirected_;           // a command being resent (a copy: the link's own buffer may move)
+    RedisBroker* mapLink_ = nullptr;      // the link asked for the slot map, until it answers or goes down
+    bool mapWanted_ = true;               // the map is to be asked for as soon as a link is ready
+    ByteBuffer redirected_;               // a command being resent (a copy: the link's own buffer may move)
+    std::uint64_t redirectsDropped_ = 0;  // publishes a node redirected to itself
     bool closed_ = false;
 };
 
