@@ -31,9 +31,9 @@ std::size_t readAll(RespReader reader, int depth) {
         loopwire::broker::RedisRedirection redirection;
         if (value.isError() && redirection.read(value.text)) {
             FUZZ_CHECK(redirection.slot < 16384 && redirection.port > 0);
-            FUZZ_CHECK(redirection.host.empty() || (redirection.host.data() >= value.text.data() &&
-                                                    redirection.host.data() + redirection.host.size() <=
-                                                        value.text.data() + value.text.size()));
+            FUZZ_CHECK(redirection.host.empty() ||
+                       (redirection.host.data() >= value.text.data() &&
+                        redirection.host.data() + redirection.host.size() <= value.text.data() + value.text.size()));
         }
         if (value.isAggregate()) {
             FUZZ_CHECK(depth < 16);

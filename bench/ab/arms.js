@@ -13,17 +13,19 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { UWS_MODULE } = require('./uws');
+const { SOCKETIO_MODULE } = require('./socketio');
 
 // Arguments every table server gets after its command.
 const PORT_ARGS = ['--port', '0'];
 // How long `require(module)` may take when checking that a module loads.
 const REQUIRE_CHECK_TIMEOUT_MS = 20000;
 
-// Replaces {node} (the arm's Node, arm.node, or the runner's), {root}, {build}, {uws}, {tlsKey} and {tlsCert} in
-// one argument; the last two stay as they are when the arm has no TLS files.
+// Replaces {node} (the arm's Node, arm.node, or the runner's), {root}, {build}, {uws}, {socketio}, {tlsKey} and
+// {tlsCert} in one argument; the last two stay as they are when the arm has no TLS files.
 function fill(text, arm) {
   return text.replaceAll('{node}', arm.node ?? process.execPath).replaceAll('{root}', arm.root)
     .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE)
+    .replaceAll('{socketio}', SOCKETIO_MODULE)
     .replaceAll('{tlsKey}', arm.tls?.key ?? '{tlsKey}').replaceAll('{tlsCert}', arm.tls?.cert ?? '{tlsCert}');
 }
 
@@ -57,7 +59,8 @@ function commandServer(arm, scenario) {
   return { argv: ['sh', '-c', `exec ${text}`], cwd: arm.root, fixedPort };
 }
 
-// { argv, cwd, fixedPort } to start arm's server for scenario, or { skip: reason }.
+// { argv, cwd, fixedPort, load } to start arm's server for scenario, or { skip: reason }. load: what the
+// server's entry changes in the scenario's request for lwload (socket.io's path and protocol), or null.
 function serverFor(arm, scenario) {
   if (arm.kind === 'command') return commandServer(arm, scenario);
   const entry = scenario.servers[arm.impl];
@@ -73,7 +76,7 @@ function serverFor(arm, scenario) {
     const problem = requireProblem(fill(entry.requires, arm), path.dirname(script ?? argv[0]), arm.node);
     if (problem !== null) return { skip: `${arm.side}: ${fill(entry.requires, arm)} does not load (${problem})` };
   }
-  return { argv, cwd: arm.root, fixedPort: false };
+  return { argv, cwd: arm.root, fixedPort: false, load: entry.load ?? null };
 }
 
 // A short name for an arm, for the report: "loopwire-cpp @ 1a2b3c4 (subject)".

@@ -68,13 +68,13 @@ function compareAnswers(scenario, answers) {
   return `${scenario.name}: the servers answer differently, so nothing was measured:\n${listing.join('\n')}`;
 }
 
-// copies: [{ copy, port, splitPort }]. Resolves when all agree; rejects with the difference otherwise.
+// copies: [{ copy, port, splitPort, load }]. Resolves when all agree; rejects with the difference otherwise.
 async function checkAnswers(scenario, copies, { lwload }) {
   const wsCheck = WS_CHECKS[scenario.request.mode];
   if (wsCheck) {
     const { connections, requests, what } = wsCheck;
-    for (const { copy, port, splitPort } of copies) {
-      const result = await runLoad({ lwload, args: loadArgs(scenario, port, { requests, connections, splitPort }),
+    for (const { copy, port, splitPort, load } of copies) {
+      const result = await runLoad({ lwload, args: loadArgs(scenario, port, { requests, connections, splitPort, load }),
         expectedSeconds: CHECK_TIMEOUT_MS / 1000 });
       if (result.requests !== requests || errorCount(result) !== 0) {
         throw new Error(`${scenario.name}: ${copy} did not ${what}: ${result.requests} counted, errors ` +

@@ -71,7 +71,8 @@ async function countInstructions({ server, scenario, lwload, cpus, outDir, label
       label: `${label} (callgrind)`, startTimeoutMs: VALGRIND_START_TIMEOUT_MS });
     try {
       const result = await runLoad({ lwload, cpu: cpus.load,
-        args: loadArgs(scenario, running.port, { requests: count, connections, splitPort: running.splitPort }),
+        args: loadArgs(scenario, running.port,
+          { requests: count, connections, splitPort: running.splitPort, load: server.load }),
         expectedSeconds: count * VALGRIND_SECONDS_PER_REQUEST });
       if (result.requests !== count) throw new Error(`${label}: ${result.requests} of ${count} requests answered`);
     } finally {

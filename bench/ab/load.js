@@ -12,15 +12,19 @@ const LOAD_OUTPUT_BYTES = 1 << 20;
 // The lwload arguments for scenario against 127.0.0.1:port. Exactly one of seconds and requests is given. Modes:
 // 'http', 'ws' (echo) and 'fanout' (connections are the subscribers; requests count deliveries); a scenario with
 // request.tls is loaded over https:// or wss://. A fanout scenario with request.split loads a cluster: its server
-// printed a second port (splitPort), where every other subscriber goes (lwload --split-url).
-function loadArgs(scenario, port, { seconds = null, requests = null, connections = null, splitPort = null } = {}) {
-  const request = scenario.request;
+// printed a second port (splitPort), where every other subscriber goes (lwload --split-url). load: what one server
+// changes in the request (arms.serverFor), such as socket.io's path and protocol (request.socketIo: lwload
+// --socket-io, text messages).
+function loadArgs(scenario, port, { seconds = null, requests = null, connections = null, splitPort = null,
+  load = null } = {}) {
+  const request = { ...scenario.request, ...(load ?? {}) };
   const args = [request.mode, '-c', String(connections ?? scenario.connections)];
   if (requests !== null) args.push('-n', String(requests), '-d', `${REQUESTS_TIME_LIMIT_S}s`);
   else args.push('-d', `${seconds}s`);
   for (const [name, value] of Object.entries(request.headers)) args.push('-H', `${name}: ${value}`);
   if (request.mode === 'ws' || request.mode === 'fanout') {
-    args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
+    if (request.socketIo) args.push('-s', String(request.messageBytes), '--socket-io');
+    else args.push('-s', String(request.messageBytes), request.text ? '--text' : '--binary');
     if (request.mode === 'fanout') args.push('--window', String(request.window));
     if (request.split) {
       if (!splitPort) throw new Error(`${scenario.name}: the server printed no "split on <port>" line`);

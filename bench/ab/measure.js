@@ -31,7 +31,9 @@ const RETRY_BUDGET_SHARE = 0.25;
 
 async function startCopy(server, copy, scenario, cpu) {
   const { argv, fixedPort } = await withPort(server);
-  return startServer({ argv, cwd: server.cwd, cpu, fixedPort, label: `${scenario.name} ${copy}` });
+  const running = await startServer({ argv, cwd: server.cwd, cpu, fixedPort, label: `${scenario.name} ${copy}` });
+  running.load = server.load ?? null;
+  return running;
 }
 
 // One lwload run of `seconds` against server, with the server's CPU time around it.
@@ -41,7 +43,7 @@ async function measureOnce(ctx, scenario, server, seconds) {
   const start = process.hrtime.bigint();
   const result = await runLoad({ lwload: ctx.lwload, cpu: ctx.settings.loadCpu,
     expectedSeconds: seconds + scenario.joinSeconds,
-    args: loadArgs(scenario, server.port, { seconds, splitPort: server.splitPort }) });
+    args: loadArgs(scenario, server.port, { seconds, splitPort: server.splitPort, load: server.load }) });
   const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (!server.isRunning()) throw new Error(`${server.label} exited during the run${server.describeOutput()}`);
   const after = cpuSeconds(server.pid);
@@ -154,8 +156,8 @@ async function measureScenario(ctx, scenario, scenarioIndex) {
       }
     }
     if (unavailable !== null) return { name: scenario.name, status: 'skipped', reason: unavailable };
-    await checkAnswers(scenario, COPIES.map((copy) => ({ copy, port: started[copy].port, splitPort: started[copy].splitPort })),
-      { lwload: ctx.lwload });
+    await checkAnswers(scenario, COPIES.map((copy) => ({ copy, port: started[copy].port,
+      splitPort: started[copy].splitPort, load: started[copy].load })), { lwload: ctx.lwload });
     const step = (round, copy, position) => progress.step({ scenarioIndex, scenarioCount: ctx.scenarioCount,
       scenario: scenario.name, round, rounds: settings.rounds, copy, position });
     if (settings.warmup > 0) {

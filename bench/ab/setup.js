@@ -12,6 +12,7 @@ const { describeArm, fill } = require('./arms');
 const { buildCommit, buildWorkingTree, prepareCommit } = require('./build');
 const { makeTlsFiles, needsTls } = require('./tls');
 const { ensureUwsInstalled } = require('./uws');
+const { ensureSocketIoInstalled } = require('./socketio');
 const { installNode } = require('../../scripts/lib/node-versions');
 const git = require('./git');
 
@@ -87,6 +88,10 @@ function prepareArms(settings, { implementations, scenarios = [], tmpDir, note }
   if ([base, head].some((arm) => arm.impl === 'uws')) {
     const problem = ensureUwsInstalled(note);
     if (problem !== null) note(`uwebsockets could not be installed (${problem}); its scenarios will be skipped`);
+  }
+  if ([base, head].some((arm) => arm.impl === 'socketio')) {
+    const problem = ensureSocketIoInstalled(note);
+    if (problem !== null) note(`socket.io could not be installed (${problem}); its scenarios will be skipped`);
   }
   if (settings.node !== null) {
     // The JavaScript arms but uws (whose binaries load here only on the runner's Node) run on that line.

@@ -4,6 +4,7 @@
 #include "LoadLimits.h"
 #include "WsHandshake.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -14,6 +15,11 @@ namespace loopwire::lwload {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
+// socket.io: the event packet around each message's text, and the packets a connection answers.
+constexpr std::string_view kEventPrefix = "42[\"m\",\"";
+constexpr std::string_view kEventSuffix = "\"]";
+constexpr std::string_view kConnectPacket = "40";
+constexpr std::string_view kPongPacket = "3";
 
 bool decodeCounter(const std::uint8_t (&digits)[FanoutWorker::kCounterBytes], std::uint64_t& out) noexcept {
     std::uint64_t value = 0;
@@ -48,11 +54,17 @@ FanoutWorker::FanoutWorker(const FanoutWorkerConfig& config)
       subscribers_(config.subscribers),
       window_(config.window),
       recvBuffer_(new char[limits::kRecvBufferBytes]) {
-    const std::uint64_t n = config_.messageBytes;
-    pattern_.resize(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < pattern_.size(); ++i) {
-        pattern_[i] = config_.text ? static_cast<std::uint8_t>('A' + i % 26) : static_cast<std::uint8_t>(i * 131 + 17);
+    const auto bytes = static_cast<std::size_t>(config_.messageBytes);
+    if (config_.socketIo) {
+        counterOffset_ = kEventPrefix.size();
+        pattern_.assign(kEventPrefix.begin(), kEventPrefix.end());
     }
+    for (std::size_t i = 0; i < bytes; ++i) {
+        pattern_.push_back(config_.text ? static_cast<std::uint8_t>('A' + i % 26)
+                                        : static_cast<std::uint8_t>(i * 131 + 17));
+    }
+    if (config_.socketIo) pattern_.insert(pattern_.end(), kEventSuffix.begin(), kEventSuffix.end());
+    const std::uint64_t n = pattern_.size();
     auto pickMask = [this](Connection& c) {
         const std::uint64_t bits = random_.next();
         for (int i = 0; i < 4; ++i)
@@ -168,12 +180,14 @@ void FanoutWorker::closeSocket(Connection& c) {
             settle(c.next);
         c.member = false;
         --members_;
-    } else if (c.state == State::Open) {
+    } else if (joined(c)) {
         --pending_;
     }
     setState(c, State::Closed);
     c.wantWrite = false;
     c.mismatch = false;
+    c.connected = false;
+    c.packetHeadBytes = 0;
     c.received = 0;
     c.ws.reset();
 }
@@ -255,7 +269,7 @@ bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::in
         return false;
     }
     setState(c, State::Open);
-    if (!c.publisher) ++pending_;
+    if (!c.publisher && !config_.socketIo) ++pending_;  // with socket.io, once connected to the namespace
     // Frames the server sent right after its response (a ping, say) came with it.
     return onFrameData(c, head.rest, now);
 }
@@ -263,18 +277,31 @@ bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::in
 void FanoutWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
     const auto* p = reinterpret_cast<const std::uint8_t*>(piece.data());
     std::size_t left = piece.size();
-    if (c.received + left > config_.messageBytes) c.mismatch = true;
+    if (c.received + left > pattern_.size()) c.mismatch = true;
     auto offset = static_cast<std::size_t>(c.received);
     c.received += left;
-    for (; left > 0 && offset < kCounterBytes; --left, ++p, ++offset)
-        c.counter[offset] = *p;
-    if (!c.mismatch && left > 0 && std::memcmp(p, pattern_.data() + offset, left) != 0) c.mismatch = true;
+    const std::size_t counterEnd = counterOffset_ + kCounterBytes;
+    while (left > 0 && offset < pattern_.size()) {
+        if (offset >= counterOffset_ && offset < counterEnd) {
+            c.counter[offset - counterOffset_] = *p;
+            ++p;
+            ++offset;
+            --left;
+            continue;
+        }
+        // The bytes up to the counter, or from it to the end, compared at once.
+        const std::size_t run = std::min(left, (offset < counterOffset_ ? counterOffset_ : pattern_.size()) - offset);
+        if (!c.mismatch && std::memcmp(p, pattern_.data() + offset, run) != 0) c.mismatch = true;
+        p += run;
+        offset += run;
+        left -= run;
+    }
 }
 
 void FanoutWorker::onMessage(Connection& c, std::int64_t now) {
-    const bool intact = !c.mismatch && c.received == config_.messageBytes;
+    const bool intact = !c.mismatch && c.received == pattern_.size();
     std::uint64_t counter = 0;
-    const bool known = c.received >= kCounterBytes && decodeCounter(c.counter, counter);
+    const bool known = c.received >= counterOffset_ + kCounterBytes && decodeCounter(c.counter, counter);
     c.received = 0;
     c.mismatch = false;
     if (!c.member) return;                          // published before it joined
@@ -330,6 +357,22 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
         switch (result.opcode) {
             case WsOpcode::Text:
             case WsOpcode::Binary:
+                if (config_.socketIo) {
+                    for (std::size_t i = 0; i < result.payload.size() && c.packetHeadBytes < 2; ++i)
+                        c.packetHead[c.packetHeadBytes++] = static_cast<std::uint8_t>(result.payload[i]);
+                    if (!result.messageEnd) {
+                        if (!c.publisher) verifyPiece(c, result.payload);
+                        break;
+                    }
+                    const bool event = c.packetHeadBytes == 2 && c.packetHead[0] == '4' && c.packetHead[1] == '2';
+                    c.packetHeadBytes = 0;
+                    if (!event) {
+                        c.received = 0;
+                        c.mismatch = false;
+                        if (!onSocketIoPacket(c, now)) return false;
+                        break;
+                    }
+                }
                 if (c.publisher) {
                     protocolError(c, "the publisher received a message", now);
                     return false;
@@ -356,6 +399,34 @@ bool FanoutWorker::onFrameData(Connection& c, std::string_view data, std::int64_
     return c.generation == generation;
 }
 
+bool FanoutWorker::onSocketIoPacket(Connection& c, std::int64_t now) {
+    switch (c.packetHead[0]) {
+        case '0':  // engine.io's open: connect to the main namespace
+            c.ws.queueControl(WsOpcode::Text, kConnectPacket);
+            return true;
+        case '2':  // engine.io's ping
+            c.ws.queueControl(WsOpcode::Text, kPongPacket);
+            return true;
+        case '4':
+            if (c.packetHead[1] == '0' && !c.connected) {
+                c.connected = true;
+                if (!c.publisher) ++pending_;
+                return true;
+            }
+            if (c.packetHead[1] == '4') {
+                protocolError(c, "socket.io refused the namespace connect", now);
+                return false;
+            }
+            return true;
+        case '1':  // engine.io's close
+            ++stats_.errors.read;
+            reopen(c, now, true);
+            return false;
+        default:
+            return true;
+    }
+}
+
 void FanoutWorker::protocolError(Connection& c, const char* what, std::int64_t now) {
     ++stats_.errors.protocol;
     if (firstProtocolError_ == nullptr) firstProtocolError_ = what;
@@ -367,7 +438,7 @@ void FanoutWorker::progress(std::int64_t now) {
     if (closed_ > 0) openDue(now);
     admitPending();
     if (!started_) {
-        if (members_ < subscribers_.size() || publisher_.state != State::Open) return;
+        if (members_ < subscribers_.size() || !joined(publisher_)) return;
         if (config_.settleNs > 0) {
             // Checked again by every sweep, so the wait ends within kSweepIntervalNs of its end.
             if (settleUntilNs_ == 0) settleUntilNs_ = now + config_.settleNs;
@@ -392,7 +463,7 @@ void FanoutWorker::progress(std::int64_t now) {
 void FanoutWorker::admitPending() {
     if (pending_ == 0 || completed_ != lastSent_) return;
     for (Connection& c : subscribers_) {
-        if (c.state != State::Open || c.member) continue;
+        if (!joined(c) || c.member) continue;
         c.member = true;
         c.firstCounted = c.next = lastSent_ + 1;
         ++members_;
@@ -402,7 +473,7 @@ void FanoutWorker::admitPending() {
 
 void FanoutWorker::publish(std::int64_t now) {
     const std::uint64_t window = window_.size();
-    while (started_ && publisher_.state == State::Open && !frameWriting_ && members_ == subscribers_.size() &&
+    while (started_ && joined(publisher_) && !frameWriting_ && members_ == subscribers_.size() &&
            lastSent_ - completed_ < window) {
         if (plan_.requestBudget != 0 && measuring_ && stats_.requests + outstanding_ >= plan_.requestBudget) return;
         const std::uint64_t counter = ++lastSent_;
@@ -410,7 +481,8 @@ void FanoutWorker::publish(std::int64_t now) {
         outstanding_ += members_;
         for (std::size_t i = 0; i < kCounterBytes; ++i) {
             const auto digit = static_cast<std::uint8_t>(kHex[(counter >> (4 * i)) & 15]);
-            frame_[headerBytes_ + i] = static_cast<std::uint8_t>(digit ^ publisher_.ws.mask[i & 3]);
+            const std::size_t at = counterOffset_ + i;
+            frame_[headerBytes_ + at] = static_cast<std::uint8_t>(digit ^ publisher_.ws.mask[at & 3]);
         }
         frameOffset_ = 0;
         frameWriting_ = true;
@@ -437,6 +509,11 @@ void FanoutWorker::sweep(std::int64_t now) {
                 }
                 break;
             case State::Open:
+                if (!joined(c) && now - c.sinceNs > plan_.timeoutNs) {  // socket.io: never connected
+                    ++stats_.errors.timeout;
+                    reopen(c, now, true);
+                    break;
+                }
                 if (c.member && c.next <= lastSent_ &&
                     now - window_[c.next % window_.size()].sentNs > plan_.timeoutNs) {
                     ++stats_.errors.timeout;

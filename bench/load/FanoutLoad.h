@@ -20,6 +20,12 @@
 //
 // TLS (wss://, config.tls): every connection's TlsSession carries its bytes; joining includes the TLS handshake.
 //
+// socket.io (config.socketIo): each WebSocket carries engine.io 4 packets. The server opens with "0{...}", which
+// the connection answers with a socket.io connect to the main namespace ("40"); the server's "40{...}" completes
+// joining (a subscriber's room is joined by then). Pings ("2") get pongs ("3"). The message is the event packet
+// 42["m","<payload>"] (text), the payload with its counter inside; the server emits it to the room unchanged, so
+// a subscriber compares the whole packet as it compares a plain message.
+//
 // Errors. A message that is missing (a later one came first), a duplicate, or one whose size, opcode or bytes
 // differ is a verify error; a data message to the publisher is a protocol error; a subscriber that has not
 // received a message --timeout after it was published is a timeout and is reconnected.
@@ -63,6 +69,7 @@ struct FanoutWorkerConfig {
     // subscribe to a topic's channel when their first subscriber joins, and a message published before that
     // subscription reached the broker never reaches them (Redis's pub/sub keeps nothing).
     std::int64_t settleNs = 0;
+    bool socketIo = false;            // speak socket.io (see above); text must be set
     const TlsContext* tls = nullptr;  // wss://: the TLS settings; outlives the worker. nullptr: ws://
     RunPlan plan;
 };
@@ -104,13 +111,16 @@ private:
         bool publisher = false;
         bool split = false;  // subscriber: connects to config.splitTarget
         bool wantWrite = false;
-        bool member = false;             // subscriber: counted in every message published from now on
-        bool mismatch = false;           // subscriber: the message being received differs from the expected bytes
-        std::int64_t sinceNs = 0;        // when connecting or the handshake began
-        std::int64_t retryAtNs = 0;      // Closed: when to connect again
-        std::uint64_t next = 0;          // subscriber: counter of the next message it owes
-        std::uint64_t firstCounted = 0;  // subscriber: messages below this were published before it joined
-        std::uint64_t received = 0;      // subscriber: payload bytes of the message being received
+        bool member = false;              // subscriber: counted in every message published from now on
+        bool mismatch = false;            // subscriber: the message being received differs from the expected bytes
+        bool connected = false;           // socket.io: the server acknowledged the namespace connect
+        std::uint8_t packetHead[2] = {};  // socket.io: the first bytes of the message being received
+        std::uint8_t packetHeadBytes = 0;
+        std::int64_t sinceNs = 0;                  // when connecting or the handshake began
+        std::int64_t retryAtNs = 0;                // Closed: when to connect again
+        std::uint64_t next = 0;                    // subscriber: counter of the next message it owes
+        std::uint64_t firstCounted = 0;            // subscriber: messages below this were published before it joined
+        std::uint64_t received = 0;                // subscriber: payload bytes of the message being received
         std::uint8_t counter[kCounterBytes] = {};  // subscriber: the counter bytes of the message being received
         WsClientState ws;                          // handshake, waiting control frame, parser, mask
         TlsSession tls;                            // active on a wss:// connection once its TCP connect completed
@@ -135,6 +145,12 @@ private:
     bool onHandshakeData(Connection& c, std::string_view data, std::int64_t now);
     bool onFrameData(Connection& c, std::string_view data, std::int64_t now);
     void verifyPiece(Connection& c, std::string_view piece) noexcept;
+    // Open and, with socket.io, connected to the namespace: ready to publish, or to be admitted.
+    bool joined(const Connection& c) const noexcept {
+        return c.state == State::Open && (!config_.socketIo || c.connected);
+    }
+    // socket.io: a whole packet that is not an event (open, connect, ping); false when the connection was dropped.
+    bool onSocketIoPacket(Connection& c, std::int64_t now);
     void onMessage(Connection& c, std::int64_t now);
     void settle(std::uint64_t counter) noexcept;
     void progress(std::int64_t now);
@@ -147,7 +163,8 @@ private:
     RunPlan plan_;  // config_.plan until the publisher starts, then with the measured time moved (see above)
     Epoll epoll_;
     Random random_;
-    std::vector<std::uint8_t> pattern_;  // the unmasked payload, counter bytes aside
+    std::vector<std::uint8_t> pattern_;  // the unmasked payload, counter bytes aside (socket.io: the whole packet)
+    std::size_t counterOffset_ = 0;      // where the counter bytes are in the payload (socket.io: after 42["m",")
     std::vector<std::uint8_t> frame_;    // the publisher's whole masked frame
     std::size_t headerBytes_ = 0;        // of frame_: the payload starts there
     std::size_t frameOffset_ = 0;

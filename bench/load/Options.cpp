@@ -122,6 +122,10 @@ ws and fanout options:
 
 fanout options:
       --window N        messages in flight, not yet received by every subscriber, at most (default 8)
+      --socket-io       speak socket.io over each WebSocket (give the server's /socket.io/?EIO=4&transport=websocket
+                        path): answer engine.io's open packet with a connect ("40") and its pings ("2") with
+                        pongs, join once connected, and send each message as the event "m" ('42["m","<text>"]',
+                        the text messages of -s bytes inside), which the server emits to the subscribers' room
 
 http, ws: each connection sends its next request (or batch of --pipeline requests; ws: message) when the
 previous one has been answered in full. Every response is parsed; every echo is compared with the message sent.
@@ -291,6 +295,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             }
             o.settleMs = static_cast<std::uint32_t>(number);
             settleGiven = true;
+        } else if (flag("", "--socket-io")) {
+            o.socketIo = true;
         } else if (flag("", "--split-url")) {
             if (!next(v)) return fail("--split-url takes a ws:// URL");
             o.splitUrl = std::string(v);
@@ -315,6 +321,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return fail("lwload fanout takes a ws:// or wss:// URL");
     }
     if (settleGiven && o.mode != LoadMode::Fanout) return fail("--settle is for fanout");
+    if (o.socketIo) {
+        if (o.mode != LoadMode::Fanout) return fail("--socket-io is for fanout");
+        // An event's argument is text: socket.io sends a binary one as a frame of its own after the event's.
+        if (kindGiven && !o.text) return fail("--socket-io sends text messages, not --binary");
+        o.text = true;
+    }
     if (!o.splitUrl.empty()) {
         if (o.mode != LoadMode::Fanout) return fail("--split-url is for fanout");
         if (!parseUrl(o.splitUrl, o.splitTarget, error)) return fail("--split-url: " + error);

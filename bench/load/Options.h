@@ -47,6 +47,8 @@ struct LoadOptions {
 
     // Fanout: messages in flight at most.
     std::uint32_t window = 8;
+    // Fanout: --socket-io, speak socket.io (engine.io 4) on every connection (text messages).
+    bool socketIo = false;
     // Fanout: --settle, milliseconds between every subscriber having joined and the first message.
     std::uint32_t settleMs = 0;
     // Fanout: --split-url, a second server for every other subscriber (a cluster's second node); empty: none.

@@ -8,11 +8,13 @@
 //   {root}   the arm's checkout (its package root, for the loopwire addon)
 //   {build}  the arm's CMake build directory (C++ servers are in {build}/bench/scenarios/)
 //   {uws}    the folder of the uwebsockets package the runner installs into its cache (bench/ab/uws.js)
+//   {socketio}  the folder of the socket.io package it installs there, beside its Redis adapter (bench/ab/socketio.js)
 //   {tlsKey}, {tlsCert}  the key and self-signed certificate (PEM files) the runner makes with the openssl command
 //            for each run that has a TLS scenario (bench/ab/tls.js); the same pair for every server
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
 // module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
-// requirement is missing is skipped with a message, never an error.
+// requirement is missing is skipped with a message, never an error. `load`, when present, is what that server
+// changes in the scenario's request for lwload (socket.io's path and its protocol, `socketIo`).
 //
 // `request.tls` makes lwload load the scenario over TLS (https://, wss://) on keep-alive connections.
 //
@@ -50,6 +52,7 @@ const IMPLEMENTATIONS = {
   },
   'node-http': { label: 'node:http + ws', buildTargets: [], followsNodeOption: true },
   uws: { label: 'uWebSockets.js (npm uwebsockets)', buildTargets: [] },
+  socketio: { label: 'socket.io + @socket.io/redis-adapter (npm)', buildTargets: [], followsNodeOption: true },
 };
 
 const cppServer = (name) => ({ command: [`{build}/bench/scenarios/${name}`] });
@@ -111,6 +114,12 @@ const CLUSTER_SETTLE_MS = 250;
 const clusterServer = (node, module) => ({
   command: ['{node}', '{root}/bench/scenarios/js/cluster/launcher.js', '--node', node, '--module', module],
   requires: module,
+});
+// socket.io's cluster node: lwload speaks engine.io and socket.io to it on its own path, and each message travels
+// as the text of a socket.io event (30 bytes on the wire for 20 of payload).
+const socketIoClusterServer = () => ({
+  ...clusterServer('socketio-node.js', '{socketio}'),
+  load: { path: '/socket.io/?EIO=4&transport=websocket', socketIo: true },
 });
 
 const SCENARIOS = [
@@ -216,7 +225,7 @@ const SCENARIOS = [
     // ws/fanout across a cluster: two server processes and a redis-server, the publisher and half the subscribers
     // on the first node, the other half on the second (lwload fanout --split-url). Every message crosses Redis.
     // loopwire links the nodes with app.connectPubSub; uWebSockets.js with the glue its users write (two ioredis
-    // connections per node, app.publish for what the subscriber receives). The CPU per delivery is that of both
+    // connections per node, app.publish for what the subscriber receives); socket.io with its Redis adapter. The CPU per delivery is that of both
     // nodes and Redis together: the launcher runs them all in the server's process group.
     name: 'cluster/fanout',
     request: { mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: CLUSTER_SETTLE_MS },
@@ -226,6 +235,7 @@ const SCENARIOS = [
     servers: {
       'loopwire-js': clusterServer('loopwire-node.js', '{root}'),
       uws: clusterServer('uws-glue-node.js', '{uws}'),
+      socketio: socketIoClusterServer(),
     },
   },
   {
@@ -239,6 +249,7 @@ const SCENARIOS = [
     servers: {
       'loopwire-js': clusterServer('loopwire-node.js', '{root}'),
       uws: clusterServer('uws-glue-node.js', '{uws}'),
+      socketio: socketIoClusterServer(),
     },
   },
 ].map((scenario) => ({

@@ -25,7 +25,8 @@ struct RunResult {
 };
 
 RunResult runFanout(std::uint16_t port, std::uint32_t subscribers, std::uint64_t budget, double seconds = 5.0,
-                    std::uint32_t window = 8, std::uint64_t messageBytes = 20, bool text = false) {
+                    std::uint32_t window = 8, std::uint64_t messageBytes = 20, bool text = false,
+                    bool socketIo = false) {
     static std::atomic<bool> stop{false};
     TargetUrl url;
     std::string error;
@@ -41,6 +42,7 @@ RunResult runFanout(std::uint16_t port, std::uint32_t subscribers, std::uint64_t
     config.authority = url.authority;
     config.messageBytes = messageBytes;
     config.text = text;
+    config.socketIo = socketIo;
     config.subscribers = subscribers;
     config.window = window;
     config.seed = 11;
@@ -88,6 +90,25 @@ TEST(FanoutWorker, PingsAreAnsweredAndDoNotDisturbTheCount) {
     while (script.pongs.load() < 2 && monotonicNs() < giveUp)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_GE(script.pongs.load(), 2);
+}
+
+// socket.io: every connection answers the open packet with a namespace connect and joins once it is acknowledged;
+// each message is an event packet, delivered and verified whole; engine.io's pings get pongs.
+TEST(FanoutWorker, SpeaksSocketIo) {
+    FanoutScript script;
+    script.socketIo = true;
+    script.pingFirst = true;
+    LoopbackServer server(test::fanoutServer(script));
+    const RunResult run = runFanout(server.port(), 5, 500, 5.0, 8, 20, true, true);
+    EXPECT_EQ(run.stats.requests, 500u);
+    EXPECT_EQ(run.stats.errors.total(), 0u) << (run.firstError ? run.firstError : "");
+    EXPECT_EQ(script.published.load(), 100);
+    EXPECT_EQ(script.notEvents.load(), 0);
+    EXPECT_EQ(script.namespaceConnects.load(), 6);
+    const std::int64_t giveUp = monotonicNs() + 1'000'000'000;
+    while (script.pongs.load() < 5 && monotonicNs() < giveUp)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_GE(script.pongs.load(), 5);
 }
 
 TEST(FanoutWorker, ALostMessageIsAVerifyErrorAndTheRunGoesOn) {

@@ -99,6 +99,12 @@ TEST(Options, ParsesASecondServerForHalfTheSubscribers) {
     const ParseOutcome settled = parse({"fanout", "--settle", "5000", "ws://127.0.0.1:9001/room"});
     ASSERT_TRUE(settled.ok) << settled.error;
     EXPECT_EQ(settled.options.settleMs, limits::kMaxFanoutSettleMs);
+    EXPECT_FALSE(settled.options.socketIo);
+    const ParseOutcome socketIo =
+        parse({"fanout", "--socket-io", "ws://127.0.0.1:9001/socket.io/?EIO=4&transport=websocket"});
+    ASSERT_TRUE(socketIo.ok) << socketIo.error;
+    EXPECT_TRUE(socketIo.options.socketIo);
+    EXPECT_TRUE(socketIo.options.text);  // an event's argument is text
 }
 
 TEST(Options, ParsesTlsOptions) {
@@ -169,7 +175,9 @@ TEST(Options, RefusesWhatFanoutCannotDo) {
              {"fanout", "--split-url", "ws://127.0.0.1/"},                       // takes a URL
              {"fanout", "--settle", "5001", "ws://127.0.0.1/"},                  // kMaxFanoutSettleMs
              {"fanout", "--settle", "soon", "ws://127.0.0.1/"},
-             {"ws", "--settle", "10", "ws://127.0.0.1/"},  // fanout only
+             {"ws", "--settle", "10", "ws://127.0.0.1/"},               // fanout only
+             {"ws", "--socket-io", "ws://127.0.0.1/"},                  // fanout only
+             {"fanout", "--socket-io", "--binary", "ws://127.0.0.1/"},  // events carry text
          }) {
         args.insert(args.begin(), "lwload");
         const ParseOutcome out = parseOptions(static_cast<int>(args.size()), args.data());

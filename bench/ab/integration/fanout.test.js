@@ -13,6 +13,7 @@ const { RUNNER_ROOT } = require('../git');
 const { loadArgs, runLoad, errorCount } = require('../load');
 const { startServer } = require('../server');
 const { SCENARIOS } = require('../../scenarios/scenarios');
+const { ensureSocketIoInstalled } = require('../socketio');
 
 const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 const SECONDS = 1;
@@ -61,6 +62,39 @@ test('lwload fanout --split-url counts deliveries across a two-node loopwire clu
       args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
       expectedSeconds: SECONDS + scenario.joinSeconds });
     assert.equal(result.connections, 1000);
+    assert.ok(result.requests > 0, JSON.stringify(result));
+    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
+    assert.equal(result.reconnects, 0);
+    assert.ok(server.isRunning());
+  });
+
+// cluster/fanout on socket.io with its Redis adapter, the runner's third arm: lwload speaks engine.io and socket.io
+// (--socket-io) on socket.io's path, and every event the publisher emits reaches the room on both nodes.
+test('lwload fanout --socket-io counts deliveries across a two-node socket.io cluster, without errors',
+  { timeout: BUILD_TIMEOUT_MS }, async (t) => {
+    const problem = ensureSocketIoInstalled((message) => t.diagnostic(message));
+    if (problem !== null) {
+      t.skip(`socket.io could not be installed from npm: ${problem}`);
+      return;
+    }
+    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
+    const lwload = path.join(buildDir, 'bench', 'lwload');
+    const scenario = SCENARIOS.find((s) => s.name === 'cluster/fanout');
+    const arm = { side: 'base', kind: 'impl', impl: 'socketio', root: RUNNER_ROOT, buildDir };
+    const spec = serverFor(arm, scenario);
+    assert.equal(spec.skip, undefined, spec.skip);
+    assert.equal(spec.load.socketIo, true);
+    const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'cluster/fanout socketio' });
+    t.after(() => server.stop());
+
+    await checkAnswers(scenario, [{ copy: 'base#1', port: server.port, splitPort: server.splitPort, load: spec.load }],
+      { lwload });
+
+    const result = await runLoad({ lwload,
+      args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort, load: spec.load }),
+      expectedSeconds: SECONDS + scenario.joinSeconds });
+    assert.equal(result.connections, 1000);
+    assert.equal(result.message_type, 'text');
     assert.ok(result.requests > 0, JSON.stringify(result));
     assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
     assert.equal(result.reconnects, 0);

@@ -77,7 +77,7 @@ test('--node takes a Node major version', () => {
     assert.throws(() => parseArguments(['--vs', 'uws', '--node', bad], tables), UsageError, bad);
   }
   assert.deepEqual(Object.entries(IMPLEMENTATIONS).filter(([, impl]) => impl.followsNodeOption).map(([name]) => name),
-    ['loopwire-js', 'node-http']);
+    ['loopwire-js', 'node-http', 'socketio']);
 });
 
 test('an arm on another Node fills {node} with it and says so in its label', () => {

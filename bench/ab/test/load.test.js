@@ -49,6 +49,17 @@ test('a cluster fan-out sends every other subscriber to the second node', () => 
   assert.throws(() => loadArgs(s, 9, { seconds: 2 }), /split on/);
 });
 
+test('a server\'s load entry changes the request for it alone: socket.io\'s path and protocol', () => {
+  const s = scenario({ mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: 250 },
+    { connections: 10 });
+  const load = { path: '/socket.io/?EIO=4&transport=websocket', socketIo: true };
+  assert.deepEqual(loadArgs(s, 9, { seconds: 2, splitPort: 10, load }),
+    ['fanout', '-c', '10', '-d', '2s', '-s', '20', '--socket-io', '--window', '8', '--split-url',
+      'ws://127.0.0.1:10/socket.io/?EIO=4&transport=websocket', '--settle', '250',
+      'ws://127.0.0.1:9/socket.io/?EIO=4&transport=websocket']);
+  assert.equal(s.request.path, '/', 'the scenario itself is left as it was');
+});
+
 test('a handshake scenario reconnects after each request, offering the last session or not', () => {
   assert.deepEqual(loadArgs(scenario({ method: 'GET', path: '/', tls: true, reconnect: true, tlsResume: false },
     { connections: 20 }), 8443, { seconds: 2 }),

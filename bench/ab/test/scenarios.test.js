@@ -9,6 +9,8 @@ const { IMPLEMENTATIONS, SCENARIOS, FANOUT_SUBSCRIBERS, TLS_ARGS } = require('..
 const common = require('../../scenarios/js/common');
 
 const ROOT = path.resolve(__dirname, '../../..');
+// The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
+const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
 test('the fourteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
@@ -52,11 +54,15 @@ test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half 
   for (const cluster of clusters) {
     assert.equal(cluster.request.split, true);
     assert.equal(cluster.request.settleMs, 250);
-    assert.deepEqual(Object.keys(cluster.servers).sort(), ['loopwire-js', 'uws']);
+    assert.deepEqual(Object.keys(cluster.servers).sort(), ['loopwire-js', 'socketio', 'uws']);
     for (const server of Object.values(cluster.servers)) {
       assert.equal(server.command[1], '{root}/bench/scenarios/js/cluster/launcher.js');
       assert.ok(fs.existsSync(path.join(ROOT, 'bench/scenarios/js/cluster', server.command[3])), server.command[3]);
     }
+    // socket.io is loaded on its own path, in its own protocol; the others as the scenario says.
+    assert.deepEqual(cluster.servers.socketio.load, { path: '/socket.io/?EIO=4&transport=websocket', socketIo: true });
+    assert.equal(cluster.servers.socketio.requires, '{socketio}');
+    assert.equal(cluster.servers.uws.load, undefined);
   }
 });
 
@@ -65,7 +71,7 @@ test('ws/fanout: 1,000 subscribers, 20-byte messages, a window of 8, on all four
   assert.equal(FANOUT_SUBSCRIBERS, 1000);
   assert.deepEqual(fanout.request, { mode: 'fanout', headers: {}, tls: false, path: '/', messageBytes: 20,
     window: 8 });
-  assert.deepEqual(Object.keys(fanout.servers).sort(), Object.keys(IMPLEMENTATIONS).sort());
+  assert.deepEqual(Object.keys(fanout.servers).sort(), TABLE_IMPLEMENTATIONS);
   assert.deepEqual(fanout.servers['loopwire-cpp'].command, ['{build}/bench/scenarios/fanout']);
   assert.equal(fanout.servers['node-http'].requires, 'ws');
 });
@@ -75,7 +81,7 @@ test('https/hello-world: hello-world over TLS on all four implementations, each 
     const https = SCENARIOS.find((s) => s.name === 'https/hello-world');
     assert.deepEqual(https.request, { mode: 'http', headers: {}, tls: true, method: 'GET', path: '/' });
     assert.equal(https.connections, 100);
-    assert.deepEqual(Object.keys(https.servers).sort(), Object.keys(IMPLEMENTATIONS).sort());
+    assert.deepEqual(Object.keys(https.servers).sort(), TABLE_IMPLEMENTATIONS);
     assert.deepEqual(TLS_ARGS, ['--key', '{tlsKey}', '--cert', '{tlsCert}']);
     for (const server of Object.values(https.servers)) assert.deepEqual(server.command.slice(-4), TLS_ARGS);
     assert.deepEqual(https.servers['loopwire-cpp'].command[0], '{build}/bench/scenarios/https-hello-world');
