@@ -1,4 +1,5 @@
-// RedisBroker: an App's pub/sub link to a Redis server (6 or newer, standalone), on the App's own loop.
+// RedisBroker: an App's pub/sub link to one Redis server (6 or newer), on the App's own loop: the whole link to a
+// standalone Redis (or to a cluster through one node, in classic pub/sub), or one master's link in sharded mode.
 //
 // One TCP connection speaking RESP3 (HELLO 3), so that the messages Redis pushes and the replies to PUBLISH share
 // it; with rediss://, TLS over it (TlsClient), the handshake part of Handshaking. The link's life is one status changed

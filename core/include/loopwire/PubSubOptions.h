@@ -1,8 +1,9 @@
 // Pub/sub across processes and machines: what App::connectPubSub takes and reports (docs/node/pubsub-cluster.md
 // has the semantics).
 //
-// An App connected to a broker (Redis 6 or newer, standalone) sends every publish to it besides delivering it to
-// its own subscribers, and delivers what the other Apps on the same prefix publish to its subscribers. Everything
+// An App connected to a broker (Redis 6 or newer, standalone or a Redis Cluster; sharded pub/sub needs Redis 7)
+// sends every publish to it besides delivering it to its own subscribers, and delivers what the other Apps on the
+// same prefix publish to its subscribers. Everything
 // here runs on the App's loop thread; nothing blocks it.
 #pragma once
 

@@ -133,5 +133,15 @@ const published: boolean = wsApp.publish('lobby', 'hello', false, true);
 void subscribers;
 void published;
 
+// Pub/sub across processes, sharded on a Redis Cluster.
+const linked: TemplatedApp = wsApp.connectPubSub('redis://10.0.0.1:7000,10.0.0.2:7000', {
+  sharded: true,
+  prefix: 'chat:',
+  error: (error) => { const why: string = `${error.kind} ${error.code}`; void why; },
+});
+const state: 'connecting' | 'ready' | 'disconnected' | 'closed' = linked.getPubSubStats().state;
+void state;
+linked.disconnectPubSub();
+
 const viaDefault: uWS.TemplatedApp = uWS.App();
 viaDefault.close();
