@@ -851,8 +851,7 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
                 const std::string_view command = inflight_.view().substr(0, answered.bytes);
                 shard_->onPublishRedirected(*this, redirection.slot, redirection.host, redirection.port,
                                             redirection.ask, command);
-                if (status_ == Status::Closed) return;
-                popPending();
+                if (frontPending() != nullptr) popPending();
                 return;
             }
             break;

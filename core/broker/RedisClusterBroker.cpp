@@ -197,6 +197,7 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
         links_[i]->takeQueued(orphans);
         if (mapLink_ == links_[i].get()) mapLink_ = nullptr;
         links_[i]->close();
+        addCounters(retired_, links_[i]->stats());
         links_[i].reset();
     }
     if (kept == links_.size()) return;
@@ -263,20 +264,24 @@ void RedisClusterBroker::onSubscriptionLost(RedisBroker& link, std::string_view 
 
 // ---- reporting and closing ----
 
+void RedisClusterBroker::addCounters(PubSubStats& total, const PubSubStats& one) noexcept {
+    total.published += one.published;
+    total.delivered += one.delivered;
+    total.dropped += one.dropped;
+    total.reconnects += one.reconnects;
+    total.errors += one.errors;
+    total.queuedMessages += one.queuedMessages;
+    total.queuedBytes += one.queuedBytes;
+}
+
 PubSubStats RedisClusterBroker::stats() const noexcept {
-    PubSubStats total;
-    total.dropped = redirectsDropped_;
+    PubSubStats total = retired_;
+    total.dropped += redirectsDropped_;
     bool allReady = true;
     bool anyDown = false;
     for (const auto& link : links_) {
         const PubSubStats one = link->stats();
-        total.published += one.published;
-        total.delivered += one.delivered;
-        total.dropped += one.dropped;
-        total.reconnects += one.reconnects;
-        total.errors += one.errors;
-        total.queuedMessages += one.queuedMessages;
-        total.queuedBytes += one.queuedBytes;
+        addCounters(total, one);
         allReady = allReady && one.state == PubSubState::Ready;
         anyDown = anyDown || one.state == PubSubState::Disconnected;
     }

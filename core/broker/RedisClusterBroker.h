@@ -81,6 +81,8 @@ private:
     void retireIdleLinks(const RedisBroker& keep);
     // Sends each whole SPUBLISH of commands to the owner of its channel's slot.
     void route(std::string_view commands);
+    // Adds one's counters (not its state) to total's.
+    static void addCounters(PubSubStats& total, const PubSubStats& one) noexcept;
 
     Loop& loop_;
     BrokerUrl url_;
@@ -94,6 +96,7 @@ private:
     bool mapWanted_ = true;               // the map is to be asked for as soon as a link is ready
     ByteBuffer redirected_;               // a command being resent (a copy: the link's own buffer may move)
     std::uint64_t redirectsDropped_ = 0;  // publishes a node redirected to itself
+    PubSubStats retired_;                 // the counters of the links closed so far (their queues were moved)
     bool closed_ = false;
 };
 
