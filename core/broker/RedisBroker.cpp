@@ -406,18 +406,21 @@ void RedisBroker::close() noexcept {
 
 // ---- publishing and subscribing ----
 
+void RedisBroker::appendPublish(ByteBuffer& out, bool sharded, std::string_view prefix, std::uint64_t origin,
+                                std::string_view topic, std::string_view message, bool binary, bool compress) {
+    char envelopeBytes[BrokerEnvelope::kBytes];
+    const std::string_view envelope = BrokerEnvelope{binary, compress, origin}.writeTo(envelopeBytes);
+    resp::RespWriter::appendCommand(out, {sharded ? "SPUBLISH" : "PUBLISH", {prefix, topic}, {envelope, message}});
+}
+
 void RedisBroker::publish(std::string_view topic, std::string_view message, bool binary, bool compress) {
     if (status_ == Status::Closed) return;
-    char envelopeBytes[BrokerEnvelope::kBytes];
-    const std::string_view envelope = BrokerEnvelope{binary, compress, origin_}.writeTo(envelopeBytes);
-    const resp::RespArgument channel(options_.prefix, topic);
-    const resp::RespArgument payload(envelope, message);
-    const std::string_view name = shard_ != nullptr ? "SPUBLISH" : "PUBLISH";
-    const std::size_t commandBytes = 4 + resp::RespWriter::encodedSize(name) + resp::RespWriter::encodedSize(channel) +
-                                     resp::RespWriter::encodedSize(payload);
     const bool ready = status_ == Status::Ready;
     ByteBuffer& target = ready ? out_ : queued_;
-    if (target.size() + commandBytes > options_.maxQueuedBytes) {
+    const std::size_t start = target.size();
+    appendPublish(target, shard_ != nullptr, options_.prefix, origin_, topic, message, binary, compress);
+    if (target.size() > options_.maxQueuedBytes) {
+        target.truncate(start);
         ++stats_.dropped;
         if (!dropping_) {
             dropping_ = true;
@@ -428,8 +431,6 @@ void RedisBroker::publish(std::string_view topic, std::string_view message, bool
         return;
     }
     dropping_ = false;
-    const std::size_t start = target.size();
-    resp::RespWriter::appendCommand(target, {name, channel, payload});
     if (ready && shard_ != nullptr) {
         // Written, and now remembered until its reply (appendPublishCommand's work, without a second copy in out_).
         inflight_.append(out_.view().substr(start));
@@ -779,7 +780,7 @@ void RedisBroker::handlePush(std::string_view reply) {
 
 // ---- sharded mode ----
 
-void RedisBroker::expect(Awaiting what, std::uint32_t bytes) {
+void RedisBroker::expect(Awaiting what, std::uint32_t bytes, std::uint16_t slot) {
     if (pendingHead_ == pending_.size()) {
         pending_.clear();
         pendingHead_ = 0;
@@ -788,7 +789,7 @@ void RedisBroker::expect(Awaiting what, std::uint32_t bytes) {
         pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pendingHead_));
         pendingHead_ = 0;
     }
-    pending_.push_back(Pending{what, bytes});
+    pending_.push_back(Pending{what, slot, bytes});
 }
 
 void RedisBroker::popPending() noexcept {
@@ -833,6 +834,14 @@ void RedisBroker::publishCommand(std::string_view command, bool asking) {
     loop_.requestFlush(*this);
 }
 
+bool RedisBroker::requestBarrier(std::uint16_t slot) {
+    if (status_ != Status::Ready) return false;
+    resp::RespWriter::appendCommand(out_, {"PING"});
+    expect(Awaiting::Barrier, 0, slot);
+    loop_.requestFlush(*this);
+    return true;
+}
+
 std::size_t RedisBroker::takeQueued(ByteBuffer& into) {
     into.append(queued_.view());
     const std::size_t count = queuedMessages_;
@@ -872,6 +881,10 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
         case Awaiting::SlotMap:
             popPending();
             shard_->onSlotMap(*this, value);
+            return;
+        case Awaiting::Barrier:
+            popPending();
+            shard_->onBarrier(*this, answered.slot);
             return;
         case Awaiting::Ping:
         case Awaiting::Asking:

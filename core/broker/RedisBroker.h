@@ -70,6 +70,10 @@ public:
 
     // A random origin for a new App's link.
     static std::uint64_t newOrigin();
+    // Appends the command that publishes message on prefix + topic (SPUBLISH when sharded, else PUBLISH), in the
+    // envelope of origin.
+    static void appendPublish(ByteBuffer& out, bool sharded, std::string_view prefix, std::uint64_t origin,
+                              std::string_view topic, std::string_view message, bool binary, bool compress);
 
     // Begins the first connection attempt.
     void start();
@@ -79,6 +83,9 @@ public:
     bool requestSlotMap();
     // sends (or queues) a whole SPUBLISH command another link had answered MOVED or ASK (asking: after ASKING).
     void publishCommand(std::string_view command, bool asking);
+    // asks the node for a PONG after everything sent so far, answered through RedisShardListener::onBarrier; false
+    // when not Ready.
+    bool requestBarrier(std::uint16_t slot);
     // moves every SPUBLISH waiting for a connection into `into` (for a link that is to be closed), with their count.
     std::size_t takeQueued(ByteBuffer& into);
     bool ready() const noexcept { return status_ == Status::Ready; }
@@ -93,9 +100,10 @@ public:
 private:
     enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };
     // What an in-band reply still to come answers (sharded mode).
-    enum class Awaiting : std::uint8_t { Publish, Subscribe, Unsubscribe, Ping, SlotMap, Asking };
+    enum class Awaiting : std::uint8_t { Publish, Subscribe, Unsubscribe, Ping, SlotMap, Asking, Barrier };
     struct Pending {
         Awaiting what;
+        std::uint16_t slot = 0;   // Barrier: the slot it was asked for
         std::uint32_t bytes = 0;  // Publish: the command's size at the front of inflight_
     };
     struct TopicState {
@@ -134,7 +142,7 @@ private:
     void handleMovedSubscription(std::string_view error);
     // Appends one whole PUBLISH (SPUBLISH) command to out_; in sharded mode it is kept until its reply.
     void appendPublishCommand(std::string_view command);
-    void expect(Awaiting what, std::uint32_t bytes = 0);
+    void expect(Awaiting what, std::uint32_t bytes = 0, std::uint16_t slot = 0);
     Pending* frontPending() noexcept { return pendingHead_ < pending_.size() ? &pending_[pendingHead_] : nullptr; }
     void popPending() noexcept;
     void becomeReady();

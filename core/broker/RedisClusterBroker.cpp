@@ -77,7 +77,23 @@ void RedisClusterBroker::start() { links_.front()->start(); }
 
 void RedisClusterBroker::publish(std::string_view topic, std::string_view message, bool binary, bool compress) {
     if (closed_) return;
-    owner(RedisSlot::of(options_.prefix, topic)).publish(topic, message, binary, compress);
+    const std::uint16_t slot = RedisSlot::of(options_.prefix, topic);
+    if (!moves_.empty()) {
+        const auto move = moves_.find(slot);
+        if (move != moves_.end()) {
+            ByteBuffer& held = move->second.held;
+            const std::size_t start = held.size();
+            RedisBroker::appendPublish(held, true, options_.prefix, origin_, topic, message, binary, compress);
+            if (held.size() > options_.maxQueuedBytes) {
+                held.truncate(start);
+                ++redirectsDropped_;
+                return;
+            }
+            ++move->second.heldMessages;
+            return;
+        }
+    }
+    owner(slot).publish(topic, message, binary, compress);
 }
 
 void RedisClusterBroker::setInterest(std::string_view topic, bool interested) {
@@ -147,6 +163,13 @@ void RedisClusterBroker::onLinkReady(RedisBroker& /*link*/) {
 
 void RedisClusterBroker::onLinkDown(RedisBroker& link) {
     if (mapLink_ == &link) mapLink_ = nullptr;
+    // What the link had in flight will not be answered: the moves waiting for it end.
+    std::vector<std::uint16_t> ended;
+    for (const auto& [slot, move] : moves_) {
+        if (move.from == &link) ended.push_back(slot);
+    }
+    for (const std::uint16_t slot : ended)
+        finishMove(slot);
     // A master that went away may have been replaced by one of its replicas: the map says.
     requestSlotMap();
 }
@@ -183,6 +206,10 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
         owns[index] = true;
     for (const auto& [name, topic] : topics_) {
         if (topic.link != nullptr) owns[indexOf(*topic.link)] = true;
+    }
+    for (const auto& [slot, move] : moves_) {
+        owns[indexOf(*move.from)] = true;
+        owns[indexOf(*move.to)] = true;
     }
     std::vector<std::uint16_t> renumbered(links_.size(), 0);
     ByteBuffer orphans;
@@ -231,13 +258,33 @@ void RedisClusterBroker::onPublishRedirected(RedisBroker& link, std::uint16_t sl
     redirected_.clear();
     redirected_.append(command);
     if (!ask) {
-        owner_[slot] = indexOf(*target);
-        for (auto& [name, topic] : topics_) {
-            if (topic.slot == slot) place(name, topic, *target);
+        auto [move, fresh] = moves_.try_emplace(slot);
+        move->second.to = target;
+        if (fresh) {
+            // The publishes link still has in flight come back MOVED too, in order, and are resent as they come;
+            // until the PING after them is answered, new ones wait.
+            move->second.from = &link;
+            link.requestBarrier(slot);
+            for (auto& [name, topic] : topics_) {
+                if (topic.slot == slot) place(name, topic, *target);
+            }
+            requestSlotMap();
         }
-        requestSlotMap();
     }
     target->publishCommand(redirected_.view(), ask);
+}
+
+void RedisClusterBroker::onBarrier(RedisBroker& link, std::uint16_t slot) {
+    const auto move = moves_.find(slot);
+    if (move != moves_.end() && move->second.from == &link) finishMove(slot);
+}
+
+void RedisClusterBroker::finishMove(std::uint16_t slot) {
+    const auto move = moves_.find(slot);
+    owner_[slot] = indexOf(*move->second.to);
+    const ByteBuffer held = std::move(move->second.held);
+    moves_.erase(move);
+    route(held.view());
 }
 
 void RedisClusterBroker::onSubscriptionMoved(RedisBroker& link, std::uint16_t slot, std::string_view host,
@@ -277,6 +324,10 @@ void RedisClusterBroker::addCounters(PubSubStats& total, const PubSubStats& one)
 PubSubStats RedisClusterBroker::stats() const noexcept {
     PubSubStats total = retired_;
     total.dropped += redirectsDropped_;
+    for (const auto& [slot, move] : moves_) {
+        total.queuedMessages += move.heldMessages;
+        total.queuedBytes += move.held.size();
+    }
     bool allReady = true;
     bool anyDown = false;
     for (const auto& link : links_) {
@@ -296,6 +347,7 @@ void RedisClusterBroker::close() noexcept {
     if (closed_) return;
     closed_ = true;
     mapLink_ = nullptr;
+    moves_.clear();
     for (const auto& link : links_)
         link->close();
 }

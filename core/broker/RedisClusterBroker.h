@@ -6,8 +6,11 @@
 // handshake, pings, backoff, queue), and the slot map: which link carries each of the 16,384 slots. The first link
 // (the seed) connects to the URL's hosts; once it is ready it is asked for CLUSTER SLOTS, and a link is made for every
 // master named there. Until then every slot is the seed's. The map follows the cluster as it changes:
-// - a SPUBLISH answered MOVED is resent to the node named, which takes the slot at once; ASK resends it once,
-//   after ASKING, without changing the map (one redirected to the node that sent it back is dropped, counted);
+// - a SPUBLISH answered MOVED is resent to the node named, and so is every later one the old node answers so; the
+//   publishes made meanwhile wait (moves_) until the old node has answered everything sent to it before (a PING
+//   after them), and then follow to the new owner, which takes the slot: per publisher and topic, order is kept
+//   across the move. ASK resends the one command, after ASKING, without changing the map. A command redirected to
+//   the node that sent it back is dropped, counted;
 // - an SSUBSCRIBE answered MOVED moves the slot's topics to the node named;
 // - a subscription the node ended by itself (its slot moved away) is made again where the map says, which an
 //   out-of-date map corrects through MOVED;
@@ -54,6 +57,13 @@ private:
         std::uint16_t slot = 0;
         RedisBroker* link = nullptr;  // where it is subscribed (asked to be)
     };
+    // A slot whose publishes wait for `from`'s answers to what it was sent before a MOVED to `to`.
+    struct SlotMove {
+        RedisBroker* from = nullptr;
+        RedisBroker* to = nullptr;
+        ByteBuffer held;  // SPUBLISH commands made meanwhile, in order
+        std::size_t heldMessages = 0;
+    };
     struct StringHash {
         using is_transparent = void;
         std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
@@ -66,6 +76,10 @@ private:
                              std::string_view command) override;
     void onSubscriptionMoved(RedisBroker& link, std::uint16_t slot, std::string_view host, std::uint16_t port) override;
     void onSubscriptionLost(RedisBroker& link, std::string_view topic) override;
+    void onBarrier(RedisBroker& link, std::uint16_t slot) override;
+
+    // Ends the move of slot: the new owner takes the slot and the held publishes.
+    void finishMove(std::uint16_t slot);
 
     RedisShardListener* shardListener() noexcept { return this; }
     RedisBroker& owner(std::uint16_t slot) const noexcept { return *links_[owner_[slot]]; }
@@ -92,10 +106,11 @@ private:
     std::vector<std::unique_ptr<RedisBroker>> links_;  // [0]: the seed, on the URL's hosts
     std::vector<std::uint16_t> owner_;                 // per slot: its link's index in links_
     std::unordered_map<std::string, Topic, StringHash, std::equal_to<>> topics_;
-    RedisBroker* mapLink_ = nullptr;      // the link asked for the slot map, until it answers or goes down
-    bool mapWanted_ = true;               // the map is to be asked for as soon as a link is ready
-    ByteBuffer redirected_;               // a command being resent (a copy: the link's own buffer may move)
-    std::uint64_t redirectsDropped_ = 0;  // publishes a node redirected to itself
+    RedisBroker* mapLink_ = nullptr;  // the link asked for the slot map, until it answers or goes down
+    bool mapWanted_ = true;           // the map is to be asked for as soon as a link is ready
+    ByteBuffer redirected_;           // a command being resent (a copy: the link's own buffer may move)
+    std::unordered_map<std::uint16_t, SlotMove> moves_;
+    std::uint64_t redirectsDropped_ = 0;  // publishes a node redirected to itself, or past the queue while held
     PubSubStats retired_;                 // the counters of the links closed so far (their queues were moved)
     bool closed_ = false;
 };

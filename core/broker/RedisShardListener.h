@@ -33,6 +33,8 @@ public:
     // subscribed at host:port.
     virtual void onSubscriptionMoved(RedisBroker& link, std::uint16_t slot, std::string_view host,
                                      std::uint16_t port) = 0;
+    // Every command the link had sent before requestBarrier(slot) has been answered.
+    virtual void onBarrier(RedisBroker& link, std::uint16_t slot) = 0;
     // The node unsubscribed the link from topic without being asked (its slot moved to another node): the link has
     // dropped the topic.
     virtual void onSubscriptionLost(RedisBroker& link, std::string_view topic) = 0;

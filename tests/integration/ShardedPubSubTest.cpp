@@ -2,8 +2,11 @@
 // standalone Redis 7: each topic lives on the master that owns its slot, every message reaches every App once and
 // in order, and a slot that moves in the middle of a stream is followed. Every test runs on both loop backends.
 #include "Fixture.h"
+#include "broker/BrokerEnvelope.h"
 #include "broker/RedisClusterBroker.h"
 #include "broker/RedisSlot.h"
+#include "broker/RespFramer.h"
+#include "broker/RespReader.h"
 #include "RedisCluster.h"
 #include "RedisServer.h"
 #include "WebSocketFixture.h"
@@ -14,6 +17,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <cstdio>
 #include <regex>
 #include <map>
@@ -21,6 +26,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace loopwire::test {
 namespace {
@@ -86,6 +92,92 @@ private:
     std::vector<std::string> topics_;
     std::unique_ptr<TestServer> server_;
 };
+
+// A scripted stand-in for one node of a cluster, on a free loopback port: each command a connection sends is
+// answered by answer(arguments), in order; with a delay, each read's commands are answered that long after they
+// came (a node slow to answer, so that the App publishes more while replies are on their way).
+class FakeNode {
+public:
+    using Answer = std::function<std::string(const std::vector<std::string>&)>;
+
+    explicit FakeNode(Answer answer, std::chrono::milliseconds delay = {}) : answer_(std::move(answer)), delay_(delay) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
+        ::listen(listener_, 16);
+        socklen_t length = sizeof address;
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+        port_ = ntohs(address.sin_port);
+        acceptor_ = std::thread([this] {
+            for (;;) {
+                const int client = ::accept(listener_, nullptr, nullptr);
+                if (client < 0) return;
+                std::lock_guard lock(mutex_);
+                clients_.push_back(client);
+                servers_.emplace_back([this, client] { serve(client); });
+            }
+        });
+    }
+    ~FakeNode() {
+        ::shutdown(listener_, SHUT_RDWR);
+        acceptor_.join();
+        ::close(listener_);
+        std::lock_guard lock(mutex_);
+        for (const int client : clients_)
+            ::shutdown(client, SHUT_RDWR);
+        for (std::thread& server : servers_)
+            server.join();
+        for (const int client : clients_)
+            ::close(client);
+    }
+    int port() const { return port_; }
+    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+
+private:
+    void serve(int client) {
+        std::string received;
+        char buffer[16384];
+        for (;;) {
+            const ssize_t n = ::recv(client, buffer, sizeof buffer, 0);
+            if (n <= 0) return;
+            received.append(buffer, static_cast<std::size_t>(n));
+            if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+            std::string replies;
+            resp::RespFramer framer;
+            for (;;) {
+                const resp::RespResult command = framer.next(received);
+                if (command.status != resp::RespStatus::Complete) break;
+                resp::RespReader reader(std::string_view(received).substr(0, command.consumed));
+                resp::RespValue array;
+                reader.next(array);
+                std::vector<std::string> arguments;
+                resp::RespReader each = array.elements();
+                resp::RespValue argument;
+                while (each.next(argument))
+                    arguments.emplace_back(argument.text);
+                replies += answer_(arguments);
+                received.erase(0, command.consumed);
+            }
+            if (::send(client, replies.data(), replies.size(), MSG_NOSIGNAL) < 0) return;
+        }
+    }
+
+    Answer answer_;
+    std::chrono::milliseconds delay_;
+    int listener_ = -1;
+    int port_ = 0;
+    std::thread acceptor_;
+    std::mutex mutex_;
+    std::vector<int> clients_;
+    std::vector<std::thread> servers_;
+};
+
+// The CLUSTER SLOTS reply that gives every slot to the node on port.
+std::string everySlotTo(int port) {
+    return "*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n$9\r\n127.0.0.1\r\n:" + std::to_string(port) + "\r\n";
+}
 
 class ShardedPubSub : public BackendTest {
 protected:
@@ -360,6 +452,62 @@ TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntr
     ::shutdown(listener, SHUT_RDWR);
     ::close(listener);
     fake.join();
+}
+
+// A slot moving while a stream is in flight to its old owner, which answers MOVED late: the publishes made after
+// the first MOVED wait until the old node has answered everything sent to it before, so that the new owner gets
+// the whole stream in the order it was published, once.
+TEST_P(ShardedPubSub, KeepsOrderWhileInFlightPublishesAreRedirected) {
+    std::mutex mutex;
+    std::vector<std::string> atNewOwner;
+    FakeNode newOwner([&](const std::vector<std::string>& arguments) -> std::string {
+        if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+        if (arguments[0] == "SPUBLISH") {
+            std::lock_guard lock(mutex);
+            atNewOwner.push_back(arguments[2].substr(broker::BrokerEnvelope::kBytes));
+            return ":1\r\n";
+        }
+        return "+PONG\r\n";
+    });
+    std::atomic<int> maps{0};
+    const std::string moved = "-MOVED " + std::to_string(broker::RedisSlot::of(kPrefix, "stream")) +
+                              " 127.0.0.1:" + std::to_string(newOwner.port()) + "\r\n";
+    int oldPort = 0;
+    FakeNode oldOwner(
+        [&](const std::vector<std::string>& arguments) -> std::string {
+            if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+            if (arguments[0] == "CLUSTER") return everySlotTo(maps++ == 0 ? oldPort : newOwner.port());
+            if (arguments[0] == "SPUBLISH") return moved;
+            return "+PONG\r\n";
+        },
+        20ms);
+    oldPort = oldOwner.port();
+    TopicNode node(backend(), oldOwner.url(), {});
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (maps.load() == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(50ms);  // the map's reply is in
+
+    constexpr int kMessages = 200;
+    for (int i = 0; i < kMessages; ++i) {
+        node.publish("stream", std::to_string(i));
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    std::vector<std::string> expected;
+    for (int i = 0; i < kMessages; ++i)
+        expected.push_back(std::to_string(i));
+    while (std::chrono::steady_clock::now() < deadline + 5s) {
+        {
+            std::lock_guard lock(mutex);
+            if (atNewOwner.size() >= expected.size()) break;
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(atNewOwner, expected);
+    EXPECT_EQ(node.stats().dropped, 0u);
+    EXPECT_EQ(node.stats().queuedMessages, 0u);
 }
 
 }  // namespace
