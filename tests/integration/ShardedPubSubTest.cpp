@@ -394,40 +394,19 @@ TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntr
         map += "*3\r\n:" + std::to_string(i * 50) + "\r\n:" + std::to_string(i * 50 + 49) +
                "\r\n*2\r\n$9\r\n127.0.0.1\r\n:" + std::to_string(i + 1) + "\r\n";
     }
-    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    ASSERT_EQ(::listen(listener, 16), 0);
-    socklen_t length = sizeof address;
-    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
     std::atomic<int> mapsSent{0};
-    std::thread fake([&] {
-        for (;;) {
-            const int client = ::accept(listener, nullptr, nullptr);
-            if (client < 0) return;
-            char buffer[4096];
-            for (;;) {
-                const ssize_t received = ::recv(client, buffer, sizeof buffer, 0);
-                if (received <= 0) break;
-                const std::string_view request(buffer, static_cast<std::size_t>(received));
-                std::string reply;
-                if (request.find("HELLO") != std::string_view::npos) reply += "%1\r\n+server\r\n+redis\r\n";
-                if (request.find("CLUSTER") != std::string_view::npos) {
-                    reply += map;
-                    ++mapsSent;
-                }
-                if (request.find("PING") != std::string_view::npos) reply += "+PONG\r\n";
-                ::send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
-            }
-            ::close(client);
+    FakeNode fake([&](const std::vector<std::string>& arguments) -> std::string {
+        if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+        if (arguments[0] == "CLUSTER") {
+            ++mapsSent;
+            return map;
         }
+        return "+PONG\r\n";
     });
     {
         PubSubOptions options;
         options.reconnectMinDelayMs = 1000;
-        TopicNode node(backend(), "redis://127.0.0.1:" + std::to_string(ntohs(address.sin_port)), {"chat"}, options);
+        TopicNode node(backend(), fake.url(), {"chat"}, options);
         ASSERT_TRUE(node.log.waitFor("ready"));
         ASSERT_TRUE(node.log.waitFor("event:ECONNREFUSED", broker::RedisClusterBroker::kMaxLinks - 1));
         std::this_thread::sleep_for(200ms);
@@ -449,9 +428,6 @@ TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntr
         ASSERT_TRUE(frame);
         EXPECT_EQ(frame->payload, "chat|still here");
     }
-    ::shutdown(listener, SHUT_RDWR);
-    ::close(listener);
-    fake.join();
 }
 
 // A slot moving while a stream is in flight to its old owner, which answers MOVED late: the publishes made after
