@@ -378,6 +378,64 @@ TEST_P(ShardedPubSub, FollowsASlotThatMovesMidStream) {
     RecordProperty("lost", kMessages - received);
 }
 
+// The master of a topic's slot killed and started again in the middle of a stream: both Apps' links to it reconnect
+// and resubscribe on their own, nothing crashes, and what arrives arrives in order and once.
+TEST_P(ShardedPubSub, RidesOutARestartOfTheTopicsMaster) {
+    RedisCluster cluster;
+    ASSERT_TRUE(cluster.ready());
+    const std::string topic = "restarted";
+    const int owner = cluster.ownerOf(broker::RedisSlot::of(kPrefix, topic));
+    ASSERT_GE(owner, 0);
+    PubSubOptions quick;
+    quick.reconnectMinDelayMs = 10;
+    quick.reconnectMaxDelayMs = 50;
+    // Both Apps seeded through other nodes: only their links to the owner go down.
+    TopicNode publisher(backend(), cluster.node((owner + 1) % 3).url(), {}, quick);
+    TopicNode subscriber(backend(), cluster.node((owner + 2) % 3).url(), {topic}, quick);
+    ASSERT_TRUE(publisher.log.waitFor("ready"));
+    ASSERT_TRUE(subscriber.log.waitFor("ready"));
+    auto remote = subscriber.connect();
+    RedisServer* nodes[] = {&cluster.node(0), &cluster.node(1), &cluster.node(2)};
+    std::vector<int> placed(3, 0);
+    placed[static_cast<std::size_t>(owner)] = 1;
+    ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, placed));
+
+    constexpr int kMessages = 600;
+    std::atomic<bool> restarted{false};
+    std::thread operatorThread([&] {
+        std::this_thread::sleep_for(200ms);
+        cluster.node(owner).stop();
+        std::this_thread::sleep_for(100ms);
+        restarted = cluster.node(owner).start();
+    });
+    for (int i = 0; i < kMessages; ++i) {
+        publisher.publish(topic, topic + "|" + std::to_string(i));
+        std::this_thread::sleep_for(1ms);
+    }
+    operatorThread.join();
+    ASSERT_TRUE(restarted.load());
+    ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, placed)) << "not subscribed again";
+    publisher.publish(topic, topic + "|end");
+    int last = -1;
+    int received = 0;
+    for (;;) {
+        auto frame = remote->readFrame(5s);
+        ASSERT_TRUE(frame) << "the stream's end never came; last " << last;
+        const std::string number = frame->payload.substr(topic.size() + 1);
+        if (number == "end") break;
+        EXPECT_GT(std::stoi(number), last) << "out of order or twice";
+        last = std::stoi(number);
+        ++received;
+    }
+    EXPECT_GE(publisher.stats().reconnects, 1u);
+    EXPECT_GE(subscriber.stats().reconnects, 1u);
+    EXPECT_GT(received, 0);
+    EXPECT_EQ(publisher.stats().state, PubSubState::Ready);
+    std::printf("the topic's master restarted mid-stream: %d of %d messages delivered, %d lost\n", received, kMessages,
+                kMessages - received);
+    RecordProperty("lost", kMessages - received);
+}
+
 // A node whose slot map names more masters than kMaxLinks, among entries that are not masters at all: the App links
 // to kMaxLinks of them (the seed included), skips the malformed entries, and goes on serving.
 TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntries) {
