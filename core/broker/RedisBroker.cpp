@@ -784,8 +784,9 @@ void RedisBroker::expect(Awaiting what, std::uint32_t bytes, std::uint16_t slot)
     if (pendingHead_ == pending_.size()) {
         pending_.clear();
         pendingHead_ = 0;
-    } else if (pendingHead_ >= 1024 && pendingHead_ * 2 >= pending_.size()) {
-        // Answered entries at the front are dropped in bulk, so that the vector keeps its capacity.
+    } else if (pendingHead_ > 0 && pending_.size() == pending_.capacity()) {
+        // The answered entries at the front make room before the vector grows, so that it grows only with what is
+        // in flight, never with the length of a stream that is never wholly answered between two commands.
         pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pendingHead_));
         pendingHead_ = 0;
     }
