@@ -230,6 +230,47 @@ std::map<std::string, std::vector<std::string>> receiveByTopic(WsTestClient& cli
     return received;
 }
 
+constexpr int kStreamMessages = 600;
+
+// Publishes kStreamMessages messages "topic|<i>" from publisher, one a millisecond, while midway() runs on a thread
+// of its own 200 ms in.
+void streamWhile(TopicNode& publisher, const std::string& topic, const std::function<void()>& midway) {
+    std::thread operatorThread([&] {
+        std::this_thread::sleep_for(200ms);
+        midway();
+    });
+    for (int i = 0; i < kStreamMessages; ++i) {
+        publisher.publish(topic, topic + "|" + std::to_string(i));
+        std::this_thread::sleep_for(1ms);
+    }
+    operatorThread.join();
+}
+
+// Publishes "topic|end" and reads remote's messages up to it, each numbered above the last (in order, none twice);
+// returns how many came before it, and prints how many were lost (what for).
+int receiveStream(TopicNode& publisher, WsTestClient& remote, const std::string& topic, const char* what) {
+    publisher.publish(topic, topic + "|end");
+    int last = -1;
+    int received = 0;
+    for (;;) {
+        auto frame = remote.readFrame(5s);
+        if (!frame) {
+            ADD_FAILURE() << "the stream's end never came; last " << last;
+            return received;
+        }
+        const std::string number = frame->payload.substr(topic.size() + 1);
+        if (number == "end") break;
+        EXPECT_GT(std::stoi(number), last) << "out of order or twice";
+        last = std::stoi(number);
+        ++received;
+    }
+    EXPECT_TRUE(remote.staysQuiet(100ms));
+    std::printf("%s: %d of %d messages delivered, %d lost\n", what, received, kStreamMessages,
+                kStreamMessages - received);
+    ::testing::Test::RecordProperty("lost", kStreamMessages - received);
+    return received;
+}
+
 TEST_P(ShardedPubSub, PutsEachTopicOnItsMasterAndDeliversEveryMessageOnceInOrder) {
     RedisCluster cluster;
     ASSERT_TRUE(cluster.ready());
@@ -335,36 +376,14 @@ TEST_P(ShardedPubSub, FollowsASlotThatMovesMidStream) {
     before[static_cast<std::size_t>(from)] = 1;
     ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, before));
 
-    constexpr int kMessages = 600;
     std::atomic<bool> moved{false};
-    std::thread operatorThread([&] {
-        std::this_thread::sleep_for(200ms);
-        moved = cluster.moveSlot(slot, to);
-    });
-    for (int i = 0; i < kMessages; ++i) {
-        publisher.publish(topic, topic + "|" + std::to_string(i));
-        std::this_thread::sleep_for(1ms);
-    }
-    operatorThread.join();
+    streamWhile(publisher, topic, [&] { moved = cluster.moveSlot(slot, to); });
     ASSERT_TRUE(moved.load());
     EXPECT_EQ(cluster.ownerOf(slot), to);
     std::vector<int> after(3, 0);
     after[static_cast<std::size_t>(to)] = 1;
     ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, after)) << "not subscribed at the new owner";
-    publisher.publish(topic, topic + "|end");
-    int last = -1;
-    int received = 0;
-    for (;;) {
-        auto frame = remote->readFrame(5s);
-        ASSERT_TRUE(frame) << "the stream's end never came; last " << last;
-        const std::string number = frame->payload.substr(topic.size() + 1);
-        if (number == "end") break;
-        EXPECT_GT(std::stoi(number), last) << "out of order or twice";
-        last = std::stoi(number);
-        ++received;
-    }
-    EXPECT_GT(received, kMessages / 2);
-    EXPECT_TRUE(remote->staysQuiet(100ms));
+    EXPECT_GT(receiveStream(publisher, *remote, topic, "slot moved mid-stream"), kStreamMessages / 2);
     // The publisher learnt of the move from a MOVED reply of the old owner.
     EXPECT_GE(rejectedCalls(cluster.node(from), "spublish"), 1);
     EXPECT_EQ(publisher.stats().dropped, 0u);
@@ -373,9 +392,6 @@ TEST_P(ShardedPubSub, FollowsASlotThatMovesMidStream) {
         for (const std::string& event : node->log.events())
             EXPECT_EQ(event, "ready");
     }
-    std::printf("slot moved mid-stream: %d of %d messages delivered, %d lost\n", received, kMessages,
-                kMessages - received);
-    RecordProperty("lost", kMessages - received);
 }
 
 // The master of a topic's slot killed and started again in the middle of a stream: both Apps' links to it reconnect
@@ -400,40 +416,18 @@ TEST_P(ShardedPubSub, RidesOutARestartOfTheTopicsMaster) {
     placed[static_cast<std::size_t>(owner)] = 1;
     ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, placed));
 
-    constexpr int kMessages = 600;
     std::atomic<bool> restarted{false};
-    std::thread operatorThread([&] {
-        std::this_thread::sleep_for(200ms);
+    streamWhile(publisher, topic, [&] {
         cluster.node(owner).stop();
         std::this_thread::sleep_for(100ms);
         restarted = cluster.node(owner).start();
     });
-    for (int i = 0; i < kMessages; ++i) {
-        publisher.publish(topic, topic + "|" + std::to_string(i));
-        std::this_thread::sleep_for(1ms);
-    }
-    operatorThread.join();
     ASSERT_TRUE(restarted.load());
     ASSERT_TRUE(waitForPlacement(nodes, std::string(kPrefix) + topic, placed)) << "not subscribed again";
-    publisher.publish(topic, topic + "|end");
-    int last = -1;
-    int received = 0;
-    for (;;) {
-        auto frame = remote->readFrame(5s);
-        ASSERT_TRUE(frame) << "the stream's end never came; last " << last;
-        const std::string number = frame->payload.substr(topic.size() + 1);
-        if (number == "end") break;
-        EXPECT_GT(std::stoi(number), last) << "out of order or twice";
-        last = std::stoi(number);
-        ++received;
-    }
+    EXPECT_GT(receiveStream(publisher, *remote, topic, "the topic's master restarted mid-stream"), 0);
     EXPECT_GE(publisher.stats().reconnects, 1u);
     EXPECT_GE(subscriber.stats().reconnects, 1u);
-    EXPECT_GT(received, 0);
     EXPECT_EQ(publisher.stats().state, PubSubState::Ready);
-    std::printf("the topic's master restarted mid-stream: %d of %d messages delivered, %d lost\n", received, kMessages,
-                kMessages - received);
-    RecordProperty("lost", kMessages - received);
 }
 
 // A node whose slot map names more masters than kMaxLinks, among entries that are not masters at all: the App links
