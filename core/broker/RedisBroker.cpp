@@ -109,6 +109,7 @@ RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options
       pingTimer_(loop, [this] { onPingTick(); }),
       shard_(shard) {
     stats_.state = PubSubState::Connecting;
+    if (shard_ != nullptr) pending_.reserve(kInitialPendingCommands);
 }
 
 std::uint64_t RedisBroker::newOrigin() {

@@ -59,6 +59,8 @@ public:
     // A reply (a message pushed by Redis) longer than this drops the connection (PROTOCOL): it bounds what a peer on
     // the Redis port can make the App buffer.
     static constexpr std::size_t kMaxReplyBytes = 64 * 1024 * 1024;
+    // Sharded mode: commands awaiting their reply the link has room for from the start (more grow the ring).
+    static constexpr std::size_t kInitialPendingCommands = 64;
     // Error replies reported to the application at most once per this long (the rest are only counted).
     static constexpr std::uint64_t kErrorReportIntervalMs = 1000;
 
