@@ -291,16 +291,19 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool shar
             }
         };
         relay(kWarmupRequests);
-        // A burst of publishes in one loop turn, so that what grows with the publishes in flight (a sharded link keeps
-        // each SPUBLISH until its reply) has grown past what one message at a time can need on a busy machine.
-        constexpr std::size_t kBurst = 24;  // 24 of 4 KiB stay under RedisBroker::kMaxRetainedBufferBytes
-        const std::string payload(length, 'b');
-        publisher.runOnLoop([&](App& app) {
-            for (std::size_t i = 0; i < kBurst; ++i)
-                app.publish("room", payload, OpCode::Binary);
-        });
-        ASSERT_EQ(receiver.readBytes(kBurst * deliveredBytes).size(), kBurst * deliveredBytes);
-        ASSERT_EQ(sender.readBytes(kBurst * deliveredBytes).size(), kBurst * deliveredBytes);  // app.publish's, locally
+        if (sharded) {
+            // A burst of publishes in one loop turn, so that what grows with the publishes in flight (a sharded link
+            // keeps each SPUBLISH until its reply) has grown past what one message at a time can need on a busy
+            // machine.
+            constexpr std::size_t kBurst = 24;  // 24 of 4 KiB stay under RedisBroker::kMaxRetainedBufferBytes
+            const std::string payload(length, 'b');
+            publisher.runOnLoop([&](App& app) {
+                for (std::size_t i = 0; i < kBurst; ++i)
+                    app.publish("room", payload, OpCode::Binary);
+            });
+            ASSERT_EQ(receiver.readBytes(kBurst * deliveredBytes).size(), kBurst * deliveredBytes);
+            ASSERT_EQ(sender.readBytes(kBurst * deliveredBytes).size(), kBurst * deliveredBytes);  // app.publish's
+        }
         publisher.runOnLoop([](App&) {});
         subscriber.runOnLoop([](App&) {});
         std::size_t before = gServerAllocations.load();
