@@ -4,7 +4,9 @@
 // Checks the contracts they state: the input fed in random pieces, the way a client keeps the bytes of an unfinished
 // reply, finds exactly the replies that framing it whole finds, with the same lengths, and the same error; every
 // reply found whole can be read to its last element by RespReader without running past it; an error reply read as a
-// MOVED or ASK redirection (RedisRedirection) gives a slot and port in range and a host inside the reply.
+// MOVED or ASK redirection (RedisRedirection) gives a slot and port in range and a host inside the reply; a reply
+// read as a history read's (RedisHistory) gives entries whose offsets increase, and views inside the reply.
+#include "broker/RedisHistory.h"
 #include "broker/RedisRedirection.h"
 #include "broker/RespFramer.h"
 #include "broker/RespReader.h"
@@ -34,6 +36,15 @@ std::size_t readAll(RespReader reader, int depth) {
             FUZZ_CHECK(redirection.host.empty() ||
                        (redirection.host.data() >= value.text.data() &&
                         redirection.host.data() + redirection.host.size() <= value.text.data() + value.text.size()));
+        }
+        loopwire::broker::RedisHistory::Reply history;
+        if (loopwire::broker::RedisHistory::readReply(value, history)) {
+            std::uint64_t last = 0;
+            for (const auto& entry : history.entries) {
+                FUZZ_CHECK(entry.offset > last);
+                last = entry.offset;
+            }
+            loopwire::broker::RedisHistory::recovered(history, {history.epoch, last});
         }
         if (value.isAggregate()) {
             FUZZ_CHECK(depth < 16);

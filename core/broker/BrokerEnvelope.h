@@ -6,7 +6,8 @@
 //   byte 0        0x00, which no UTF-8 text a program publishes starts with
 //   bytes 1-2     "LW"
 //   byte 3        version: 1
-//   byte 4        flags: bit 0 binary, bit 1 compress
+//   byte 4        flags: bit 0 binary, bit 1 compress, bit 2 numbered (a topic with history: what follows the
+//                 envelope is the message stamped with its position, and the publishing App delivers it too)
 //   bytes 5-12    the publishing link's origin id (little-endian), random per connectPubSub
 // A message without it (published into the channel by another program, `redis-cli PUBLISH loopwire:chat hi`) is
 // delivered as it is: as text when it is valid UTF-8, else as binary (the WebSocket layer decides).
@@ -24,6 +25,7 @@ struct BrokerEnvelope {
 
     bool binary = false;
     bool compress = false;
+    bool numbered = false;
     std::uint64_t origin = 0;
 
     // Writes the envelope into out; returns the view of those kBytes.

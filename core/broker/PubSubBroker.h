@@ -5,7 +5,7 @@
 // The WebSocket layer calls, on the loop thread: publish() for every publish made on this App (after delivering it
 // locally), and setInterest() each time a topic's local subscriber count goes from 0 to 1 (true) or from 1 to 0
 // (false). The broker calls its listener back from its own loop callbacks, never from inside publish() or
-// setInterest(): onBrokerMessage() for each message another App published on a topic of interest, and
+// setInterest() or readHistory(): onBrokerMessage() for each message another App published on a topic of interest, and
 // onBrokerEvent() for what the application is told (inside a batch of loop callbacks, see Loop::runBatch).
 #pragma once
 
@@ -47,6 +47,13 @@ public:
     // See the file comment. Changes are batched: what one batch of callbacks changes goes out once after it, and a
     // topic subscribed and unsubscribed within the batch costs the broker nothing.
     virtual void setInterest(std::string_view topic, bool interested) = 0;
+    // Whether publishes on topic reach this App's subscribers through the broker only (a topic with history, whose
+    // messages are delivered once numbered): the WebSocket layer then does not deliver them itself.
+    virtual bool deliversThroughBroker(std::string_view topic) const noexcept = 0;
+    // Reads topic's history after since (see PubSubHistory); handler is called once, from a loop callback, never
+    // from inside this call, with the result or the error (after PubSubHistoryOptions::kReadTimeoutMs at the
+    // latest).
+    virtual void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) = 0;
     virtual PubSubStats stats() const noexcept = 0;
     // Ends the link for good: the connection closes and nothing more is reported.
     virtual void close() noexcept = 0;

@@ -3,6 +3,7 @@
 #include "base/Check.h"
 #include "broker/BrokerEnvelope.h"
 #include "broker/RedisClusterBroker.h"
+#include "broker/RedisHistory.h"
 #include "broker/RedisRedirection.h"
 #include "broker/RedisSlot.h"
 #include "broker/RespReader.h"
@@ -19,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <openssl/evp.h>
 #include <random>
 #include <thread>
 
@@ -51,13 +53,18 @@ std::unique_ptr<PubSubBroker> createBroker(Loop& loop, const PubSubOptions& opti
         error = "connectTimeoutMs and pingIntervalMs must be at least 1";
         return nullptr;
     }
+    if (options.history.size > PubSubHistoryOptions::kMaxSize ||
+        options.history.ttlSeconds > PubSubHistoryOptions::kMaxTtlSeconds) {
+        error = "history.size must be at most 1000000 and history.ttlSeconds at most one year";
+        return nullptr;
+    }
     if (options.sharded) {
         auto cluster = std::make_unique<broker::RedisClusterBroker>(loop, std::move(url), options, listener);
         cluster->start();
         return cluster;
     }
-    auto link = std::make_unique<broker::RedisBroker>(loop, std::move(url), options, listener,
-                                                      broker::RedisBroker::newOrigin());
+    auto link = std::make_unique<broker::RedisBroker>(
+        loop, std::move(url), options, listener, broker::RedisBroker::newOrigin(), broker::RedisBroker::newEpoch());
     link->start();
     return link;
 }
@@ -87,27 +94,57 @@ std::string errnoCode(int error) {
 // The first word of an error reply ("WRONGPASS invalid username-password pair"): Redis's error code.
 std::string_view errorCode(std::string_view text) noexcept { return text.substr(0, text.find(' ')); }
 
+// The SHA-1 of a script, in hex, as EVALSHA names it.
+std::string scriptSha(std::string_view script) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(script.data(), script.size(), digest, &length, EVP_sha1(), nullptr);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned int i = 0; i < length; ++i) {
+        hex += kHex[digest[i] >> 4];
+        hex += kHex[digest[i] & 15];
+    }
+    return hex;
+}
+
+const std::string& publishScriptSha() {
+    static const std::string sha = scriptSha(RedisHistory::publishScript());
+    return sha;
+}
+
+const std::string& readScriptSha() {
+    static const std::string sha = scriptSha(RedisHistory::readScript());
+    return sha;
+}
+
+// PUBLISH, SPUBLISH, or the history's publish script.
 bool startsWithPublish(std::string_view command) noexcept {
     resp::RespReader reader(command);
     resp::RespValue array;
     resp::RespValue name;
     if (!reader.next(array) || array.type != resp::RespType::Array) return false;
     resp::RespReader arguments = array.elements();
-    return arguments.next(name) && (name.text == "PUBLISH" || name.text == "SPUBLISH");
+    if (!arguments.next(name)) return false;
+    if (name.text == "PUBLISH" || name.text == "SPUBLISH") return true;
+    resp::RespValue sha;
+    return name.text == "EVALSHA" && arguments.next(sha) && sha.text == publishScriptSha();
 }
 
 }  // namespace
 
 RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener,
-                         std::uint64_t origin, RedisShardListener* shard)
+                         std::uint64_t origin, std::string epoch, RedisShardListener* shard)
     : loop_(loop),
       url_(std::move(url)),
       options_(options),
       listener_(listener),
       origin_(origin),
+      epoch_(std::move(epoch)),
       attemptTimer_(loop, [this] { onTimer(); }),
       pingTimer_(loop, [this] { onPingTick(); }),
-      shard_(shard) {
+      shard_(shard),
+      readTimer_(loop, [this] { onReadTick(); }) {
     stats_.state = PubSubState::Connecting;
     if (shard_ != nullptr) pending_.reserve(kInitialPendingCommands);
 }
@@ -115,6 +152,15 @@ RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options
 std::uint64_t RedisBroker::newOrigin() {
     std::random_device device;
     return (std::uint64_t{device()} << 32) ^ device();
+}
+
+std::string RedisBroker::newEpoch() {
+    static constexpr char kHex[] = "0123456789abcdef";
+    const std::uint64_t bits = newOrigin();
+    std::string epoch(RedisHistory::kEpochBytes, '0');
+    for (std::size_t i = 0; i < epoch.size(); ++i)
+        epoch[i] = kHex[(bits >> (4 * i)) & 15];
+    return epoch;
 }
 
 RedisBroker::~RedisBroker() { close(); }
@@ -264,6 +310,13 @@ void RedisBroker::becomeReady() {
     failedAttempts_ = 0;
     heardSinceTick_ = true;
     pingOutstanding_ = false;
+    if (options_.history.size > 0) {
+        // Before anything that runs them. The replies say only the SHA-1 that is already known here.
+        for (const std::string_view script : {RedisHistory::publishScript(), RedisHistory::readScript()}) {
+            resp::RespWriter::appendCommand(out_, {"SCRIPT", "LOAD", script});
+            if (shard_ != nullptr) expect(Awaiting::Script);
+        }
+    }
     appendSubscriptions(true);
     // What was published while the link was away follows the subscriptions, in the order it was published.
     if (shard_ == nullptr) {
@@ -283,6 +336,7 @@ void RedisBroker::becomeReady() {
     queued_.clear();
     queuedMessages_ = 0;
     if (queued_.capacity() > kMaxRetainedBufferBytes) queued_.release();
+    appendReads();
     pingTimer_.start(options_.pingIntervalMs, options_.pingIntervalMs);
     report(PubSubEventKind::Ready, "", describe("connected"));
     writeOut();
@@ -367,6 +421,9 @@ void RedisBroker::closeConnection() noexcept {
     pendingHead_ = 0;
     inflight_.clear();
     if (inflight_.capacity() > kMaxRetainedBufferBytes) inflight_.release();
+    // Their replies will not come: the next connection sends them again.
+    for (HistoryRead& read : reads_)
+        read.sent = false;
 }
 
 // The whole PUBLISH commands not yet sent go back to the front of the queue (a command partly sent is lost with
@@ -403,15 +460,26 @@ void RedisBroker::close() noexcept {
     loop_.cancelFlush(*this);
     changeStatus(Status::Closed);
     events_.clear();
+    reads_.clear();
+    answered_.clear();
+    readTimer_.stop();
 }
 
 // ---- publishing and subscribing ----
 
-void RedisBroker::appendPublish(ByteBuffer& out, bool sharded, std::string_view prefix, std::uint64_t origin,
-                                std::string_view topic, std::string_view message, bool binary, bool compress) {
+void RedisBroker::appendPublish(ByteBuffer& out, bool sharded, const PubSubOptions& options, std::uint64_t origin,
+                                std::string_view epoch, std::string_view topic, std::string_view message, bool binary,
+                                bool compress) {
+    const bool numbered = options.history.covers(topic);
     char envelopeBytes[BrokerEnvelope::kBytes];
-    const std::string_view envelope = BrokerEnvelope{binary, compress, origin}.writeTo(envelopeBytes);
-    resp::RespWriter::appendCommand(out, {sharded ? "SPUBLISH" : "PUBLISH", {prefix, topic}, {envelope, message}});
+    const std::string_view envelope = BrokerEnvelope{binary, compress, numbered, origin}.writeTo(envelopeBytes);
+    const std::string_view command = sharded ? "SPUBLISH" : "PUBLISH";
+    if (numbered) {
+        RedisHistory::appendPublish(out, publishScriptSha(), command, options.history, epoch, options.prefix, topic,
+                                    envelope, message);
+        return;
+    }
+    resp::RespWriter::appendCommand(out, {command, {options.prefix, topic}, {envelope, message}});
 }
 
 void RedisBroker::publish(std::string_view topic, std::string_view message, bool binary, bool compress) {
@@ -419,7 +487,7 @@ void RedisBroker::publish(std::string_view topic, std::string_view message, bool
     const bool ready = status_ == Status::Ready;
     ByteBuffer& target = ready ? out_ : queued_;
     const std::size_t start = target.size();
-    appendPublish(target, shard_ != nullptr, options_.prefix, origin_, topic, message, binary, compress);
+    appendPublish(target, shard_ != nullptr, options_, origin_, epoch_, topic, message, binary, compress);
     if (target.size() > options_.maxQueuedBytes) {
         target.truncate(start);
         ++stats_.dropped;
@@ -518,6 +586,7 @@ void RedisBroker::appendSubscriptions(bool all) {
 void RedisBroker::onFlush() {
     if (status_ == Status::Ready) {
         if (!changed_.empty()) appendSubscriptions(false);
+        appendReads();
         writeOut();
     } else if (!changed_.empty()) {
         // Away: only the wanted set matters, and the next connection subscribes it whole.
@@ -526,13 +595,25 @@ void RedisBroker::onFlush() {
         changed_.clear();
         std::erase_if(topics_, [](const auto& entry) { return !entry.second.wanted; });
     }
-    if (events_.empty()) return;
+    if (events_.empty() && answered_.empty()) return;
     std::vector<PendingEvent> events = std::move(events_);
     events_.clear();
-    loop_.runBatch([this, &events] {
+    std::vector<AnsweredRead> answered = std::move(answered_);
+    answered_.clear();
+    loop_.runBatch([this, &events, &answered] {
         for (const PendingEvent& event : events) {
             if (status_ == Status::Closed) return;  // the handler of an earlier event closed the link
             listener_.onBrokerEvent(PubSubEvent{event.kind, event.code, event.message});
+        }
+        for (AnsweredRead& read : answered) {
+            PubSubHistory history;
+            history.error = read.error;
+            history.errorMessage = read.errorMessage;
+            history.position = PubSubPosition{read.epoch, read.offset};
+            history.recovered = read.recovered;
+            history.messages = read.messages.data();
+            history.messageCount = read.messages.size();
+            read.handler(history);
         }
     });
 }
@@ -709,6 +790,10 @@ void RedisBroker::handleReply(std::string_view reply) {
         handleShardedReply(value);
         return;
     }
+    if (RedisHistory::isReadReply(value)) {
+        handleReadReply(value);
+        return;
+    }
     if (value.isError()) reportRefusal(value.text);
 }
 
@@ -771,8 +856,9 @@ void RedisBroker::handlePush(std::string_view reply) {
     BrokerEnvelope envelope;
     BrokerMessageKind messageKind = BrokerMessageKind::Unmarked;
     if (envelope.readFrom(message)) {
-        // This App's own publish, back from Redis: its subscribers had it already.
-        if (envelope.origin == origin_) return;
+        // This App's own publish, back from Redis: its subscribers had it already, unless it is numbered (on a
+        // topic with history), which is delivered only now, stamped.
+        if (envelope.origin == origin_ && !envelope.numbered) return;
         messageKind = envelope.binary ? BrokerMessageKind::Binary : BrokerMessageKind::Text;
     }
     ++stats_.delivered;
@@ -888,11 +974,27 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
             popPending();
             shard_->onBarrier(*this, answered.slot);
             return;
+        case Awaiting::Read:
+            popPending();
+            if (!value.isError()) {
+                handleReadReply(value);
+                return;
+            }
+            for (std::size_t i = 0; i < reads_.size(); ++i) {
+                if (reads_[i].id == answered.bytes) {
+                    failRead(i, errorCode(value.text),
+                             describe("the broker refused a history read: " + std::string(value.text)));
+                    break;
+                }
+            }
+            return;
         case Awaiting::Ping:
         case Awaiting::Asking:
+        case Awaiting::Script:
             break;
     }
-    if (answered.what == Awaiting::Publish || answered.what == Awaiting::Ping || answered.what == Awaiting::Asking)
+    if (answered.what == Awaiting::Publish || answered.what == Awaiting::Ping || answered.what == Awaiting::Asking ||
+        answered.what == Awaiting::Script)
         popPending();
     if (value.isError()) reportRefusal(value.text);
 }
@@ -906,6 +1008,94 @@ void RedisBroker::handleMovedSubscription(std::string_view error) {
                   [&](const std::string* topic) { return topics_.find(*topic)->second.slot == redirection.slot; });
     std::erase_if(topics_, [&](const auto& entry) { return entry.second.slot == redirection.slot; });
     shard_->onSubscriptionMoved(*this, redirection.slot, redirection.host, redirection.port);
+}
+
+// ---- history ----
+
+void RedisBroker::readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
+    if (status_ == Status::Closed) return;
+    reads_.push_back(HistoryRead{nextReadId_++, std::string(topic), std::string(since.epoch), since.offset,
+                                 std::move(handler), loop_.nowMs() + PubSubHistoryOptions::kReadTimeoutMs, false});
+    if (nextReadId_ == 0) nextReadId_ = 1;
+    if (!options_.history.covers(topic)) {
+        failRead(reads_.size() - 1, "NOHISTORY",
+                 "pub/sub: the topic has no history (see the history option of connectPubSub)");
+        return;
+    }
+    if (!readTimer_.isActive()) readTimer_.start(kReadTickMs, kReadTickMs);
+    loop_.requestFlush(*this);
+}
+
+void RedisBroker::appendReads() {
+    for (HistoryRead& read : reads_) {
+        if (read.sent) continue;
+        RedisHistory::appendRead(out_, readScriptSha(), options_.prefix, read.topic, read.id,
+                                 PubSubPosition{read.sinceEpoch, read.sinceOffset});
+        if (shard_ != nullptr) expect(Awaiting::Read, read.id);
+        read.sent = true;
+    }
+}
+
+void RedisBroker::handleReadReply(const resp::RespValue& value) {
+    RedisHistory::Reply reply;
+    const bool wellFormed = RedisHistory::readReply(value, reply);
+    const auto found =
+        std::find_if(reads_.begin(), reads_.end(), [&](const HistoryRead& read) { return read.id == reply.id; });
+    if (found == reads_.end()) return;  // answered already (it timed out)
+    if (!wellFormed) {
+        failRead(static_cast<std::size_t>(found - reads_.begin()), "PROTOCOL",
+                 describe("the broker's answer to a history read is not the read script's"));
+        return;
+    }
+    AnsweredRead answer;
+    answer.handler = std::move(found->handler);
+    answer.epoch.assign(reply.epoch);
+    answer.offset = reply.offset;
+    answer.recovered = RedisHistory::recovered(reply, PubSubPosition{found->sinceEpoch, found->sinceOffset});
+    // Each message as WebSockets were sent it: stamped with its position, after its envelope is taken off.
+    std::vector<std::size_t> starts;
+    for (const RedisHistory::Entry& entry : reply.entries) {
+        std::string_view envelopeBytes = entry.envelope;
+        BrokerEnvelope envelope;
+        const bool marked = envelope.readFrom(envelopeBytes);
+        starts.push_back(answer.stamped.size());
+        answer.stamped.append(reply.epoch);
+        answer.stamped += ':';
+        answer.stamped += std::to_string(entry.offset);
+        answer.stamped += ':';
+        answer.stamped.append(entry.message);
+        answer.messages.push_back(
+            PubSubHistoryMessage{entry.offset, {}, marked && envelope.binary, marked && envelope.compress});
+    }
+    for (std::size_t i = 0; i < answer.messages.size(); ++i) {
+        const std::size_t end = i + 1 < starts.size() ? starts[i + 1] : answer.stamped.size();
+        answer.messages[i].message = std::string_view(answer.stamped).substr(starts[i], end - starts[i]);
+    }
+    reads_.erase(found);
+    answered_.push_back(std::move(answer));
+    loop_.requestFlush(*this);
+}
+
+void RedisBroker::failRead(std::size_t at, std::string_view code, std::string_view message) {
+    AnsweredRead answer;
+    answer.handler = std::move(reads_[at].handler);
+    answer.error.assign(code);
+    answer.errorMessage.assign(message);
+    reads_.erase(reads_.begin() + static_cast<std::ptrdiff_t>(at));
+    answered_.push_back(std::move(answer));
+    loop_.requestFlush(*this);
+}
+
+void RedisBroker::onReadTick() {
+    const std::uint64_t now = loop_.nowMs();
+    for (std::size_t i = 0; i < reads_.size();) {
+        if (reads_[i].deadlineMs <= now) {
+            failRead(i, "ETIMEDOUT", describe("no answer to a history read within 10 s"));
+        } else {
+            ++i;
+        }
+    }
+    if (reads_.empty()) readTimer_.stop();
 }
 
 // ---- reporting ----

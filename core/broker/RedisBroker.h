@@ -16,6 +16,12 @@
 // bytes together are bounded by options.maxQueuedBytes, past which publishes are dropped and counted. Steady
 // state: no allocation per message in either direction (the buffers keep their capacity).
 //
+// History (options.history): on a connection, the two scripts of RedisHistory are loaded first (SCRIPT LOAD);
+// a publish on a topic with history is the publish script's EVALSHA, and its message is delivered when it comes
+// back, the App that published it included (its envelope says so). A read of the history is the read script's
+// EVALSHA, written after the batch's subscription changes; its reply carries its id, and it is sent again on the
+// next connection when the link fails before the reply.
+//
 // Sharded mode (given a RedisShardListener: a link of RedisClusterBroker to one node of a Redis Cluster): the
 // commands are SSUBSCRIBE, SUNSUBSCRIBE and SPUBLISH, a subscription command names the channels of one slot, and
 // every command that gets an in-band reply is remembered in order (pending_), each SPUBLISH with a copy of its
@@ -61,21 +67,27 @@ public:
     static constexpr std::size_t kMaxReplyBytes = 64 * 1024 * 1024;
     // Sharded mode: commands awaiting their reply the link has room for from the start (more grow the ring).
     static constexpr std::size_t kInitialPendingCommands = 64;
+    // How often the deadlines of history reads are looked at while some are waiting.
+    static constexpr std::uint64_t kReadTickMs = 250;
     // Error replies reported to the application at most once per this long (the rest are only counted).
     static constexpr std::uint64_t kErrorReportIntervalMs = 1000;
 
     // origin: the id written into the envelope of every message this App publishes (see BrokerEnvelope); the
     // links of one RedisClusterBroker share it. shard: the owner in sharded mode, or null (classic pub/sub).
     RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options, PubSubBrokerListener& listener,
-                std::uint64_t origin, RedisShardListener* shard = nullptr);
+                std::uint64_t origin, std::string epoch, RedisShardListener* shard = nullptr);
     ~RedisBroker() override;
 
     // A random origin for a new App's link.
     static std::uint64_t newOrigin();
-    // Appends the command that publishes message on prefix + topic (SPUBLISH when sharded, else PUBLISH), in the
-    // envelope of origin.
-    static void appendPublish(ByteBuffer& out, bool sharded, std::string_view prefix, std::uint64_t origin,
-                              std::string_view topic, std::string_view message, bool binary, bool compress);
+    // A random epoch (RedisHistory::kEpochBytes of hex) for a new App's topics with history.
+    static std::string newEpoch();
+    // Appends the command that publishes message on options.prefix + topic (SPUBLISH when sharded, else PUBLISH),
+    // in the envelope of origin; on a topic with history (options.history), the publish script's EVALSHA, which
+    // starts a new history in epoch when the topic has none.
+    static void appendPublish(ByteBuffer& out, bool sharded, const PubSubOptions& options, std::uint64_t origin,
+                              std::string_view epoch, std::string_view topic, std::string_view message, bool binary,
+                              bool compress);
 
     // Begins the first connection attempt.
     void start();
@@ -96,17 +108,52 @@ public:
 
     void publish(std::string_view topic, std::string_view message, bool binary, bool compress) override;
     void setInterest(std::string_view topic, bool interested) override;
+    bool deliversThroughBroker(std::string_view topic) const noexcept override {
+        return options_.history.covers(topic);
+    }
+    void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) override;
     PubSubStats stats() const noexcept override;
     void close() noexcept override;
 
 private:
     enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };
     // What an in-band reply still to come answers (sharded mode).
-    enum class Awaiting : std::uint8_t { Publish, Subscribe, Unsubscribe, Ping, SlotMap, Asking, Barrier };
+    enum class Awaiting : std::uint8_t {
+        Publish,
+        Subscribe,
+        Unsubscribe,
+        Ping,
+        SlotMap,
+        Asking,
+        Barrier,
+        Script,
+        Read
+    };
     struct Pending {
         Awaiting what;
         std::uint16_t slot = 0;   // Barrier: the slot it was asked for
-        std::uint32_t bytes = 0;  // Publish: the command's size at the front of inflight_
+        std::uint32_t bytes = 0;  // Publish: the command's size at the front of inflight_; Read: the read's id
+    };
+    // A history read (readHistory) not answered yet.
+    struct HistoryRead {
+        std::uint32_t id = 0;
+        std::string topic;
+        std::string sinceEpoch;
+        std::uint64_t sinceOffset = 0;
+        PubSubHistoryHandler handler;
+        std::uint64_t deadlineMs = 0;
+        bool sent = false;  // written to the current connection
+    };
+    // A read's result, waiting for the end of the batch to be handed to its handler.
+    struct AnsweredRead {
+        PubSubHistoryHandler handler;
+        std::string error;
+        std::string errorMessage;
+        std::string epoch;
+        std::uint64_t offset = 0;
+        bool recovered = false;
+        std::string stamped;  // every message, stamped, one after the other
+        std::vector<PubSubHistoryMessage> messages;
     };
     struct TopicState {
         std::uint16_t slot = 0;  // sharded mode: the channel's hash slot
@@ -142,6 +189,13 @@ private:
     // An error reply to a command: counted, and reported at most once per kErrorReportIntervalMs.
     void reportRefusal(std::string_view error);
     void handleMovedSubscription(std::string_view error);
+    // Writes the reads not yet sent on this connection (after the subscriptions, so that a read made right after a
+    // subscribe sees everything the subscription does not).
+    void appendReads();
+    void handleReadReply(const resp::RespValue& value);
+    // Ends read index `at` of reads_ with an error.
+    void failRead(std::size_t at, std::string_view code, std::string_view message);
+    void onReadTick();
     // Appends one whole PUBLISH (SPUBLISH) command to out_; in sharded mode it is kept until its reply.
     void appendPublishCommand(std::string_view command);
     void expect(Awaiting what, std::uint32_t bytes = 0, std::uint16_t slot = 0);
@@ -170,6 +224,7 @@ private:
     PubSubBrokerListener& listener_;
     Status status_ = Status::Waiting;
     std::uint64_t origin_;
+    std::string epoch_;  // the epoch of a history this App starts (see RedisHistory)
 
     ByteBuffer out_;     // commands for the current connection, not yet sent
     ByteBuffer queued_;  // PUBLISH commands waiting for a connection to be Ready
@@ -203,6 +258,11 @@ private:
     std::vector<Pending> pending_;  // sharded mode: the commands sent whose in-band reply is to come, from pendingHead_
     std::size_t pendingHead_ = 0;
     ByteBuffer inflight_;  // sharded mode: the SPUBLISH commands of pending_, in order
+
+    std::vector<HistoryRead> reads_;
+    std::vector<AnsweredRead> answered_;
+    std::uint32_t nextReadId_ = 1;
+    Timer readTimer_;  // while reads_ is not empty: their deadlines
 };
 
 }  // namespace loopwire::broker

@@ -44,7 +44,8 @@ bool readSlotRange(const resp::RespValue& element, SlotRange& range) {
     return true;
 }
 
-// The channel (second argument) of a whole SPUBLISH command.
+// What a whole publish command is routed by: the channel (second argument) of an SPUBLISH, the first key (fourth
+// argument, in the channel's slot) of the history's EVALSHA.
 std::string_view channelOf(std::string_view command) {
     resp::RespReader reader(command);
     resp::RespValue array;
@@ -53,6 +54,10 @@ std::string_view channelOf(std::string_view command) {
     if (!reader.next(array) || array.type != resp::RespType::Array) return {};
     resp::RespReader arguments = array.elements();
     if (!arguments.next(name) || !arguments.next(channel)) return {};
+    if (name.text == "EVALSHA") {
+        resp::RespValue keyCount;
+        if (!arguments.next(keyCount) || !arguments.next(channel)) return {};
+    }
     return channel.text;
 }
 
@@ -65,8 +70,9 @@ RedisClusterBroker::RedisClusterBroker(Loop& loop, BrokerUrl url, const PubSubOp
       options_(options),
       listener_(listener),
       origin_(RedisBroker::newOrigin()),
+      epoch_(RedisBroker::newEpoch()),
       owner_(RedisSlot::kSlotCount, 0) {
-    links_.push_back(std::make_unique<RedisBroker>(loop_, url_, options_, listener_, origin_, shardListener()));
+    links_.push_back(std::make_unique<RedisBroker>(loop_, url_, options_, listener_, origin_, epoch_, shardListener()));
 }
 
 RedisClusterBroker::~RedisClusterBroker() { close(); }
@@ -83,7 +89,7 @@ void RedisClusterBroker::publish(std::string_view topic, std::string_view messag
         if (move != moves_.end()) {
             ByteBuffer& held = move->second.held;
             const std::size_t start = held.size();
-            RedisBroker::appendPublish(held, true, options_.prefix, origin_, topic, message, binary, compress);
+            RedisBroker::appendPublish(held, true, options_, origin_, epoch_, topic, message, binary, compress);
             if (held.size() > options_.maxQueuedBytes) {
                 held.truncate(start);
                 ++redirectsDropped_;
@@ -94,6 +100,11 @@ void RedisClusterBroker::publish(std::string_view topic, std::string_view messag
         }
     }
     owner(slot).publish(topic, message, binary, compress);
+}
+
+void RedisClusterBroker::readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
+    if (closed_) return;
+    owner(RedisSlot::of(options_.prefix, topic)).readHistory(topic, since, std::move(handler));
 }
 
 void RedisClusterBroker::setInterest(std::string_view topic, bool interested) {
@@ -133,7 +144,7 @@ RedisBroker* RedisClusterBroker::linkTo(std::string_view host, std::uint16_t por
     BrokerUrl url = url_;
     url.endpoints.assign(1, BrokerUrl::Endpoint{std::string(host), port});
     links_.push_back(
-        std::make_unique<RedisBroker>(loop_, std::move(url), options_, listener_, origin_, shardListener()));
+        std::make_unique<RedisBroker>(loop_, std::move(url), options_, listener_, origin_, epoch_, shardListener()));
     links_.back()->start();
     return links_.back().get();
 }

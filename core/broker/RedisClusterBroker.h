@@ -49,6 +49,11 @@ public:
 
     void publish(std::string_view topic, std::string_view message, bool binary, bool compress) override;
     void setInterest(std::string_view topic, bool interested) override;
+    bool deliversThroughBroker(std::string_view topic) const noexcept override {
+        return options_.history.covers(topic);
+    }
+    // On the link of the slot's owner (a read answered MOVED while the slot moves ends with that error).
+    void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) override;
     PubSubStats stats() const noexcept override;
     void close() noexcept override;
 
@@ -103,6 +108,7 @@ private:
     PubSubOptions options_;
     PubSubBrokerListener& listener_;
     std::uint64_t origin_;
+    std::string epoch_;
     std::vector<std::unique_ptr<RedisBroker>> links_;  // [0]: the seed, on the URL's hosts
     std::vector<std::uint16_t> owner_;                 // per slot: its link's index in links_
     std::unordered_map<std::string, Topic, StringHash, std::equal_to<>> topics_;

@@ -47,10 +47,10 @@ void RespWriter::appendCommandHeader(ByteBuffer& out, std::size_t count) {
 void RespWriter::appendArgument(ByteBuffer& out, const RespArgument& argument) {
     char* at = out.prepare(kMaxHeaderLineBytes + argument.size() + 2);
     std::size_t written = writeHeaderLine(at, '$', argument.size());
-    if (!argument.first.empty()) std::memcpy(at + written, argument.first.data(), argument.first.size());
-    written += argument.first.size();
-    if (!argument.second.empty()) std::memcpy(at + written, argument.second.data(), argument.second.size());
-    written += argument.second.size();
+    for (std::string_view piece : {argument.first, argument.second, argument.third}) {
+        if (!piece.empty()) std::memcpy(at + written, piece.data(), piece.size());
+        written += piece.size();
+    }
     at[written++] = '\r';
     at[written++] = '\n';
     out.commit(written);

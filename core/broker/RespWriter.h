@@ -1,9 +1,9 @@
 // RespWriter: writes Redis commands, an array of bulk strings each, into a ByteBuffer.
 //
 // Pure; it allocates only when the buffer must grow (a client's outgoing buffer keeps its capacity, so a steady
-// stream of commands allocates nothing). An argument is the concatenation of up to two byte strings, so that a
-// channel name made of the application's prefix and a topic, or a message made of an envelope and its payload,
-// is written without being assembled first.
+// stream of commands allocates nothing). An argument is the concatenation of up to three byte strings, so that a
+// channel name made of the application's prefix and a topic, a message made of an envelope and its payload, or a
+// history key made of a hash tag's brace, a channel and a suffix, is written without being assembled first.
 #pragma once
 
 #include "base/ByteBuffer.h"
@@ -18,11 +18,14 @@ struct RespArgument {
     RespArgument(std::string_view only) noexcept : first(only) {}  // NOLINT(google-explicit-constructor)
     RespArgument(const char* only) noexcept : first(only) {}       // NOLINT(google-explicit-constructor)
     RespArgument(std::string_view head, std::string_view tail) noexcept : first(head), second(tail) {}
+    RespArgument(std::string_view head, std::string_view middle, std::string_view tail) noexcept
+        : first(head), second(middle), third(tail) {}
 
-    std::size_t size() const noexcept { return first.size() + second.size(); }
+    std::size_t size() const noexcept { return first.size() + second.size() + third.size(); }
 
     std::string_view first;
     std::string_view second;
+    std::string_view third;
 };
 
 class RespWriter {

@@ -67,6 +67,10 @@ void App::disconnectPubSub() noexcept {
     if (server_->extension() != nullptr) WebSocketServer::of(*server_).disconnectBroker();
 }
 
+bool App::getHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
+    return WebSocketServer::of(*server_).readHistory(topic, since, std::move(handler));
+}
+
 PubSubStats App::pubSubStats() const noexcept {
     if (server_->extension() == nullptr) return {};
     return WebSocketServer::of(*server_).brokerStats();

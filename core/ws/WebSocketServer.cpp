@@ -71,7 +71,11 @@ bool WebSocketServer::publish(std::string_view topic, std::string_view message, 
                               const WebSocketConnection* sender) {
     // The broker's copy first: its order among the publishes of this App is the order they were made in, whatever
     // the local delivery does with them (it may hold them until a drain is over).
-    if (broker_) broker_->publish(topic, message, opCode != OpCode::Text, compress);
+    if (broker_) {
+        broker_->publish(topic, message, opCode != OpCode::Text, compress);
+        // A topic with history: its subscribers here get it when it comes back from the broker, numbered.
+        if (broker_->deliversThroughBroker(topic)) return true;
+    }
     return publishLocal(topic, message, opCode, compress, sender) || broker_ != nullptr;
 }
 
@@ -95,7 +99,16 @@ bool WebSocketServer::connectBroker(const PubSubOptions& options, PubSubEventHan
 void WebSocketServer::disconnectBroker() noexcept {
     if (!broker_) return;
     broker_->close();
-    broker_.reset();
+    // Freed after the loop's current flush: this may run inside one of the broker's own callbacks (an error
+    // handler that disconnects).
+    retiredBrokers_.push_back(std::move(broker_));
+    loop().requestFlush(*this);
+}
+
+bool WebSocketServer::readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
+    if (!broker_) return false;
+    broker_->readHistory(topic, since, std::move(handler));
+    return true;
 }
 
 PubSubStats WebSocketServer::brokerStats() const noexcept { return broker_ ? broker_->stats() : PubSubStats{}; }
@@ -157,6 +170,7 @@ void WebSocketServer::closeAfterBatch(WebSocketConnection& connection) {
 }
 
 void WebSocketServer::onFlush() {
+    retiredBrokers_.clear();
     if (!topics_.hasWaiting() && closeAfterBatch_.empty()) return;
     loop().runBatch([this] {
         if (topics_.hasWaiting()) deliverPublished();

@@ -70,6 +70,8 @@ public:
     // to the link (may be empty).
     bool connectBroker(const PubSubOptions& options, PubSubEventHandler events, std::string& error);
     void disconnectBroker() noexcept;
+    // See App::getHistory.
+    bool readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler);
     PubSubStats brokerStats() const noexcept;
     // Closes connection once the loop's current batch is over (a connection closeOnBackpressureLimit set dropping);
     // it stays allocated until then, since the loop frees sockets only after its flushes.
@@ -121,6 +123,7 @@ private:
     std::vector<QueuedPublish> queued_;
     std::vector<WebSocketConnection*> closeAfterBatch_;
     std::unique_ptr<PubSubBroker> broker_;
+    std::vector<std::unique_ptr<PubSubBroker>> retiredBrokers_;  // closed, freed at the next flush
     PubSubEventHandler brokerEvents_;
 };
 

@@ -154,6 +154,11 @@ public:
     void disconnectPubSub() noexcept;
     // The link's counters and state (PubSubState::Closed, all zero, when not connected).
     PubSubStats pubSubStats() const noexcept;
+    // Reads topic's history (options.history) after since (an empty epoch: from the start of the current one):
+    // handler is called once, from a loop callback, with the messages a client that was at since missed, or with
+    // recovered = false when the history no longer covers it, or with an error (PubSubHistory). False, and
+    // handler not called, when pub/sub is not connected. Allocates (a read is not on the hot path).
+    bool getHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler);
 
     App& listen(int port, ListenHandler handler);
     App& listen(std::string_view host, int port, ListenHandler handler);

@@ -53,6 +53,62 @@ struct PubSubEvent {
 
 using PubSubEventHandler = InlineFunction<void(const PubSubEvent&), 48>;
 
+// History (docs/node/pubsub-cluster.md, "History and recovery"): the topics it covers keep their last messages in
+// a Redis Stream, and every message published on them is numbered there. Such a message reaches every App's
+// subscribers, the publishing App's included, when Redis has numbered it, never before; it reaches WebSockets
+// stamped with its position, "<epoch>:<offset>:" in front of the message as it was published, so that a client
+// that reconnects can say where it was and be given what it missed (App::getHistory).
+struct PubSubHistoryOptions {
+    // Largest size and ttlSeconds taken.
+    static constexpr std::uint32_t kMaxSize = 1'000'000;
+    static constexpr std::uint32_t kMaxTtlSeconds = 365 * 24 * 3600;
+    // A read of the history (App::getHistory) not answered within this long, the broker being away included,
+    // ends with the error ETIMEDOUT.
+    static constexpr std::uint32_t kReadTimeoutMs = 10'000;
+
+    // Messages kept per topic; 0: no history (the default).
+    std::uint32_t size = 0;
+    // A topic's history (and its epoch) ends this long after its last publish; 0: kept until Redis evicts it.
+    std::uint32_t ttlSeconds = 0;
+    // The topics that have history: those that start with this (empty: every topic).
+    std::string topicPrefix;
+
+    bool covers(std::string_view topic) const noexcept { return size > 0 && topic.starts_with(topicPrefix); }
+};
+
+// Where a client was in a topic's history: the epoch names one life of the history (it changes when Redis lost
+// it, or its ttl ended it), the offset counts the messages published in it, from 1.
+struct PubSubPosition {
+    std::string_view epoch;
+    std::uint64_t offset = 0;
+};
+
+struct PubSubHistoryMessage {
+    std::uint64_t offset = 0;
+    std::string_view message;  // stamped with its position, as WebSockets are sent it
+    bool binary = false;
+    bool compress = false;
+};
+
+// What App::getHistory answers. Views valid during the handler's call only.
+struct PubSubHistory {
+    // Empty when the read succeeded; else a code as in PubSubEvent ("ETIMEDOUT": no answer within
+    // PubSubHistoryOptions::kReadTimeoutMs; "NOHISTORY": the App's options give this topic no history;
+    // "CLOSED"; or Redis's error code) and a message for people.
+    std::string_view error;
+    std::string_view errorMessage;
+    // The topic's position now: its epoch ("" when it has no history yet) and the offset of its last message.
+    PubSubPosition position;
+    // True when `messages` is everything published after the position asked for (after offset 0 of the current
+    // epoch when none was given); false when the history no longer covers it (another epoch, or trimmed): the
+    // client must then start again from `position`.
+    bool recovered = false;
+    const PubSubHistoryMessage* messages = nullptr;
+    std::size_t messageCount = 0;
+};
+
+using PubSubHistoryHandler = InlineFunction<void(const PubSubHistory&), 48>;
+
 struct PubSubOptions {
     // Default for maxQueuedBytes.
     static constexpr std::size_t kDefaultMaxQueuedBytes = 8 * 1024 * 1024;
@@ -86,6 +142,7 @@ struct PubSubOptions {
     // A connection from which nothing came for this long is sent a PING; one silent for twice as long is dropped
     // and made again.
     std::uint32_t pingIntervalMs = 5000;
+    PubSubHistoryOptions history;
 };
 
 }  // namespace loopwire

@@ -12,7 +12,7 @@ TEST(BrokerEnvelope, CarriesKindCompressionAndOrigin) {
     for (bool binary : {false, true}) {
         for (bool compress : {false, true}) {
             char bytes[BrokerEnvelope::kBytes];
-            std::string message(BrokerEnvelope{binary, compress, 0x0123456789abcdefULL}.writeTo(bytes));
+            std::string message(BrokerEnvelope{binary, compress, false, 0x0123456789abcdefULL}.writeTo(bytes));
             message += "payload";
             std::string_view view = message;
             BrokerEnvelope read;
