@@ -1,5 +1,5 @@
-// The App's methods for pub/sub across processes (docs/node/pubsub-cluster.md): connectPubSub, disconnectPubSub
-// and getPubSubStats, over the core's App::tryConnectPubSub.
+// The App's methods for pub/sub across processes (docs/node/pubsub-cluster.md): connectPubSub, disconnectPubSub,
+// getPubSubStats and getHistory, over the core's App::tryConnectPubSub and App::getHistory.
 //
 // The link's events come from the loop, inside a batch of callbacks (the broker reports them after the batch that
 // caused them), and reach JavaScript through AddonState::callFromLoop like every other loop callback: the options'
@@ -13,7 +13,9 @@
 #include "Errors.h"
 #include "NumberArgument.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -95,6 +97,51 @@ bool readCallback(v8::Isolate* isolate, v8::Local<v8::Object> options, const cha
     return true;
 }
 
+// Reads options.history ({ size, ttlSeconds, topicPrefix }) into history when it is given; false when it threw.
+bool readHistoryOptions(v8::Isolate* isolate, v8::Local<v8::Object> options, PubSubHistoryOptions& history) {
+    v8::Local<v8::Value> value;
+    if (!getField(isolate, options, "history", value)) return false;
+    if (value->IsUndefined()) return true;
+    if (!value->IsObject() || value->IsFunction()) {
+        throwTypeError(isolate, "app.connectPubSub: options.history must be an object");
+        return false;
+    }
+    v8::Local<v8::Object> object = value.As<v8::Object>();
+    v8::Local<v8::Value> size;
+    if (!getField(isolate, object, "size", size)) return false;
+    if (size->IsUndefined()) {
+        throwTypeError(isolate, "app.connectPubSub: options.history.size must be a number");
+        return false;
+    }
+    std::optional<std::uint32_t> read =
+        readInteger(isolate, size, PubSubHistoryOptions::kMaxSize, "app.connectPubSub: options.history.size");
+    if (!read) return false;
+    if (*read < 1) {
+        throwRangeError(isolate, "app.connectPubSub: options.history.size must be at least 1");
+        return false;
+    }
+    history.size = *read;
+    v8::Local<v8::Value> ttl;
+    if (!getField(isolate, object, "ttlSeconds", ttl)) return false;
+    if (!ttl->IsUndefined()) {
+        read = readInteger(isolate, ttl, PubSubHistoryOptions::kMaxTtlSeconds,
+                           "app.connectPubSub: options.history.ttlSeconds");
+        if (!read) return false;
+        history.ttlSeconds = *read;
+    }
+    v8::Local<v8::Value> topicPrefix;
+    if (!getField(isolate, object, "topicPrefix", topicPrefix)) return false;
+    if (!topicPrefix->IsUndefined()) {
+        BytesArgument bytes;
+        if (!topicPrefix->IsString() || !bytes.read(isolate, topicPrefix)) {
+            throwTypeError(isolate, "app.connectPubSub: options.history.topicPrefix must be a string");
+            return false;
+        }
+        history.topicPrefix.assign(bytes.view());
+    }
+    return true;
+}
+
 const char* kindName(PubSubEventKind kind) {
     switch (kind) {
         case PubSubEventKind::Ready:
@@ -140,6 +187,7 @@ void AppWrap::connectPubSub(const Args& args) {
             !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
             !readOptional(isolate, object, "connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
             !readOptional(isolate, object, "pingInterval", 1, kMaxOptionMs, options.pingIntervalMs) ||
+            !readHistoryOptions(isolate, object, options.history) ||
             !readCallback(isolate, object, "ready", ready) || !readCallback(isolate, object, "error", error)) {
             return;
         }
@@ -186,6 +234,91 @@ void AppWrap::getPubSubStats(const Args& args) {
     set("queuedMessages", v8::Number::New(isolate, static_cast<double>(stats.queuedMessages)));
     set("queuedBytes", v8::Number::New(isolate, static_cast<double>(stats.queuedBytes)));
     args.GetReturnValue().Set(result);
+}
+
+// Takes (topic: string, since: { epoch: string, offset: number } | null | undefined, callback: (error, result)
+// => void); returns this. The callback is called once, from the loop: with an Error (its code as in PubSubHistory)
+// and undefined, or with null and { epoch, offset, recovered, messages: [{ message: ArrayBuffer, isBinary,
+// offset }] }. Throws when pub/sub is not connected.
+void AppWrap::getHistory(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
+    AppWrap& self = unwrap(args);
+    BytesArgument topic;
+    if (!args[0]->IsString() || !topic.read(isolate, args[0])) {
+        return throwTypeError(isolate, "app.getHistory: topic must be a string");
+    }
+    std::string epoch;
+    double offset = 0;
+    if (!args[1]->IsUndefined() && !args[1]->IsNull()) {
+        if (!args[1]->IsObject() || args[1]->IsFunction()) {
+            return throwTypeError(isolate, "app.getHistory: since must be an object { epoch, offset }, or null");
+        }
+        v8::Local<v8::Object> since = args[1].As<v8::Object>();
+        v8::Local<v8::Value> epochValue;
+        v8::Local<v8::Value> offsetValue;
+        if (!getField(isolate, since, "epoch", epochValue) || !getField(isolate, since, "offset", offsetValue)) return;
+        BytesArgument epochBytes;
+        if (!epochValue->IsString() || !epochBytes.read(isolate, epochValue)) {
+            return throwTypeError(isolate, "app.getHistory: since.epoch must be a string");
+        }
+        epoch.assign(epochBytes.view());
+        if (!offsetValue->IsNumber()) return throwTypeError(isolate, "app.getHistory: since.offset must be a number");
+        offset = offsetValue.As<v8::Number>()->Value();
+        if (!(offset >= 0) || offset > 9007199254740991.0 || std::floor(offset) != offset) {
+            return throwRangeError(isolate, "app.getHistory: since.offset must be an integer from 0 to 2^53 - 1");
+        }
+    }
+    if (!args[2]->IsFunction()) return throwTypeError(isolate, "app.getHistory: callback must be a function");
+    Handle<v8::Function> callback(isolate, args[2].As<v8::Function>());
+    AppWrap* owner = &self;
+    const bool started = self.app_.getHistory(
+        topic.view(), PubSubPosition{epoch, static_cast<std::uint64_t>(offset)},
+        [owner, callback = std::move(callback)](const PubSubHistory& history) {
+            owner->reportHistory(callback, history);
+        });
+    if (!started) {
+        v8::Local<v8::Object> error =
+            v8::Exception::Error(text(isolate, "app.getHistory: pub/sub is not connected (call connectPubSub first)"))
+                .As<v8::Object>();
+        error->Set(isolate->GetCurrentContext(), text(isolate, "code"), text(isolate, "NOT_CONNECTED")).Check();
+        isolate->ThrowException(error);
+        return;
+    }
+    args.GetReturnValue().Set(args.This());
+}
+
+void AppWrap::reportHistory(const Handle<v8::Function>& callback, const PubSubHistory& history) {
+    if (!state_.canCallJavaScript()) return;
+    v8::Isolate* isolate = state_.isolate();
+    v8::HandleScope handles(isolate);
+    v8::Local<v8::Context> context = isolate->GetCurrentContext();
+    if (!history.error.empty()) {
+        v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, history.errorMessage)).As<v8::Object>();
+        error->Set(context, text(isolate, "code"), text(isolate, history.error)).Check();
+        v8::Local<v8::Value> argv[] = {error, v8::Undefined(isolate)};
+        state_.callFromLoop(callback.get(isolate), 2, argv);
+        return;
+    }
+    v8::Local<v8::Array> messages = v8::Array::New(isolate, static_cast<int>(history.messageCount));
+    for (std::size_t i = 0; i < history.messageCount; ++i) {
+        const PubSubHistoryMessage& entry = history.messages[i];
+        v8::Local<v8::ArrayBuffer> buffer = v8::ArrayBuffer::New(isolate, entry.message.size());
+        if (!entry.message.empty()) std::memcpy(buffer->Data(), entry.message.data(), entry.message.size());
+        v8::Local<v8::Object> message = v8::Object::New(isolate);
+        message->Set(context, text(isolate, "message"), buffer).Check();
+        message->Set(context, text(isolate, "isBinary"), v8::Boolean::New(isolate, entry.binary)).Check();
+        message->Set(context, text(isolate, "offset"), v8::Number::New(isolate, static_cast<double>(entry.offset)))
+            .Check();
+        messages->Set(context, static_cast<std::uint32_t>(i), message).Check();
+    }
+    v8::Local<v8::Object> result = v8::Object::New(isolate);
+    result->Set(context, text(isolate, "epoch"), text(isolate, history.position.epoch)).Check();
+    result->Set(context, text(isolate, "offset"), v8::Number::New(isolate, static_cast<double>(history.position.offset)))
+        .Check();
+    result->Set(context, text(isolate, "recovered"), v8::Boolean::New(isolate, history.recovered)).Check();
+    result->Set(context, text(isolate, "messages"), messages).Check();
+    v8::Local<v8::Value> argv[] = {v8::Null(isolate), result};
+    state_.callFromLoop(callback.get(isolate), 2, argv);
 }
 
 void AppWrap::reportPubSubEvent(const PubSubEvent& event) {

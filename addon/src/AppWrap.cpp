@@ -68,6 +68,7 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("connectPubSub", &connectPubSub)
         .method("disconnectPubSub", &disconnectPubSub)
         .method("getPubSubStats", &getPubSubStats)
+        .method("getHistory", &getHistory)
         .build();
 }
 

@@ -98,10 +98,11 @@ private:
     static void addChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void removeChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void adoptSocket(const v8::FunctionCallbackInfo<v8::Value>& args);
-    // Pub/sub across processes (AppPubSub.cpp): connectPubSub, disconnectPubSub, getPubSubStats.
+    // Pub/sub across processes (AppPubSub.cpp): connectPubSub, disconnectPubSub, getPubSubStats, getHistory.
     static void connectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void disconnectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void getPubSubStats(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void getHistory(const v8::FunctionCallbackInfo<v8::Value>& args);
 
     static AppWrap& unwrap(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Calls the listen callback (args[callbackIndex]) with a token for socket, or false when it is null.
@@ -110,6 +111,8 @@ private:
     void askForServerName(std::string_view hostname);
     // Calls the connectPubSub options' ready or error callback for an event of the link (from the loop).
     void reportPubSubEvent(const PubSubEvent& event);
+    // Calls a getHistory callback with what the read answered (from the loop).
+    void reportHistory(const Handle<v8::Function>& callback, const PubSubHistory& history);
     // Prints, once per App, that a route pattern not starting with '/' was accepted but can never match.
     void warnUnmatchablePattern(const std::string& method, std::string_view pattern);
 

@@ -269,6 +269,119 @@ test('connectPubSub checks its arguments', (t) => {
   assert.equal(app.disconnectPubSub(), app);
 });
 
+/** app.getHistory as a promise. */
+function getHistory(app, topic, since) {
+  return new Promise((resolve, reject) => {
+    app.getHistory(topic, since, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/** The position and the message of a message stamped "<epoch>:<offset>:<message>". */
+function unstamp(data) {
+  const text = Buffer.from(data).toString();
+  const first = text.indexOf(':');
+  const second = text.indexOf(':', first + 1);
+  return { epoch: text.slice(0, first), offset: Number(text.slice(first + 1, second)), text: text.slice(second + 1) };
+}
+
+test('history: messages arrive stamped, and a client that comes back is given what it missed', async (t) => {
+  const redis = await startRedis(t);
+  const history = { size: 100, ttlSeconds: 600 };
+  const first = chatApp(t, redis.url, { history });
+  const second = chatApp(t, redis.url, { history });
+  await Promise.all([first.ready, second.ready]);
+  const sender = await connectClient(t, first.port, {}, '/ws');
+  const remote = await connectClient(t, second.port, {}, '/ws');
+  await redis.waitForSubscribers('loopwire:chat', 2);
+  for (let i = 1; i <= 5; i++) sender.send(`m${i}`);
+  let position = null;
+  for (let i = 1; i <= 5; i++) {
+    const stamped = unstamp((await nextMessage(remote)).data);
+    assert.equal(stamped.offset, i);
+    assert.equal(stamped.text, `m${i}`);
+    position = { epoch: stamped.epoch, offset: stamped.offset };
+    // The sender's App delivers the message when Redis has numbered it: to the sender too.
+    assert.deepEqual(unstamp((await nextMessage(sender)).data), stamped);
+  }
+  remote.close();
+  for (let i = 6; i <= 8; i++) first.app.publish('chat', `m${i}`);
+  for (let i = 6; i <= 8; i++) assert.equal(unstamp((await nextMessage(sender)).data).offset, i);  // in Redis now
+  const missed = await getHistory(second.app, 'chat', position);
+  assert.equal(missed.recovered, true);
+  assert.equal(missed.epoch, position.epoch);
+  assert.equal(missed.offset, 8);
+  assert.deepEqual(missed.messages.map((m) => m.offset), [6, 7, 8]);
+  assert.deepEqual(missed.messages.map((m) => unstamp(m.message).text), ['m6', 'm7', 'm8']);
+  assert.ok(missed.messages.every((m) => m.message instanceof ArrayBuffer && m.isBinary === false));
+  const lost = await getHistory(second.app, 'chat', { epoch: 'another', offset: 3 });
+  assert.equal(lost.recovered, false);
+  assert.deepEqual(lost.messages, []);
+  const whole = await getHistory(second.app, 'chat', null);
+  assert.equal(whole.messages.length, 8);
+});
+
+test('history on a Redis Cluster: each topic keeps its history on its slot\'s master', async (t) => {
+  const cluster = await startRedisCluster(t);
+  const topics = ['alpha', 'beta', 'gamma', 'delta'];
+  const apps = [cluster.nodes[0], cluster.nodes[2]].map((node) => {
+    const app = uWS.App();
+    t.after(() => app.close());
+    let ready = 0;
+    app.connectPubSub(node.url, { sharded: true, history: { size: 10 }, ready: () => { ready++; }, error: () => {} });
+    return { app, isReady: () => ready > 0 };
+  });
+  await waitFor(() => apps.every((a) => a.isReady()));
+  await new Promise((r) => setTimeout(r, 200));  // every master's link
+  for (const topic of topics) for (let i = 1; i <= 3; i++) apps[0].app.publish(topic, `${topic} ${i}`);
+  // A read from the other App once the first one's publishes are in (they are, when its own read says so).
+  for (const topic of topics) {
+    const deadline = Date.now() + 5000;
+    while ((await getHistory(apps[0].app, topic, null)).offset !== 3) {
+      assert.ok(Date.now() < deadline, `${topic}'s publishes never reached its history`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  for (const topic of topics) {
+    const read = await getHistory(apps[1].app, topic, null);
+    assert.equal(read.recovered, true, topic);
+    assert.deepEqual(read.messages.map((m) => unstamp(m.message).text), [1, 2, 3].map((i) => `${topic} ${i}`));
+  }
+});
+
+test('history options and getHistory check their arguments', async (t) => {
+  const app = uWS.App();
+  t.after(() => app.close());
+  assert.throws(() => app.getHistory('chat', null, () => {}), { code: 'NOT_CONNECTED', message: /not connected/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: 5 }),
+    { name: 'TypeError', message: /options.history must be an object/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: {} }),
+    { name: 'TypeError', message: /options.history.size/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: { size: 0 } }),
+    { name: 'RangeError', message: /options.history.size must be at least 1/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: { size: 2e6 } }),
+    { name: 'RangeError', message: /options.history.size/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: { size: 5, ttlSeconds: -1 } }),
+    { name: 'RangeError', message: /options.history.ttlSeconds/ });
+  assert.throws(() => app.connectPubSub('redis://h', { history: { size: 5, topicPrefix: 3 } }),
+    { name: 'TypeError', message: /options.history.topicPrefix must be a string/ });
+  const redis = await startRedis(t);
+  let ready;
+  const connected = new Promise((resolve) => { ready = resolve; });
+  app.connectPubSub(redis.url, { history: { size: 5, topicPrefix: 'room/' }, ready: () => ready() });
+  await connected;
+  assert.throws(() => app.getHistory(1, null, () => {}), { name: 'TypeError', message: /topic must be a string/ });
+  assert.throws(() => app.getHistory('room/1', 5, () => {}), { name: 'TypeError', message: /since must be/ });
+  assert.throws(() => app.getHistory('room/1', { epoch: 1, offset: 0 }, () => {}),
+    { name: 'TypeError', message: /since.epoch must be a string/ });
+  assert.throws(() => app.getHistory('room/1', { epoch: 'e', offset: -1 }, () => {}),
+    { name: 'RangeError', message: /since.offset/ });
+  assert.throws(() => app.getHistory('room/1', { epoch: 'e', offset: 1.5 }, () => {}),
+    { name: 'RangeError', message: /since.offset/ });
+  assert.throws(() => app.getHistory('room/1', null), { name: 'TypeError', message: /callback must be a function/ });
+  await assert.rejects(getHistory(app, 'chat', null), { code: 'NOHISTORY' });
+  assert.equal((await getHistory(app, 'room/1', null)).epoch, '');
+});
+
 test('a process whose App was linked ends by itself once the App is closed', async (t) => {
   const redis = await startRedis(t);
   const script = `
