@@ -273,6 +273,14 @@ export interface TemplatedApp {
     disconnectPubSub(): TemplatedApp;
     /** The link's state and counters (state "closed" and zeros when not connected). */
     getPubSubStats(): PubSubStats;
+    /**
+     * Reads topic's history (the history option of connectPubSub): the messages published after since (null: the
+     * whole history of the current epoch), for a client that comes back from there. callback is called once, with
+     * an Error (its code: "NOHISTORY", "ETIMEDOUT" after 10 s, or Redis's) or with null and the result. Throws
+     * an Error with code "NOT_CONNECTED" when pub/sub is not connected.
+     */
+    getHistory(topic: string, since: PubSubPosition | null | undefined,
+        callback: (error: PubSubError | null, result?: PubSubHistory) => void): TemplatedApp;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
     /**
@@ -331,6 +339,13 @@ export interface PubSubOptions {
     connectTimeout?: number;
     /** A silent connection is pinged after this long and dropped after twice as long. Default 5000. */
     pingInterval?: number;
+    /**
+     * History and recovery: the topics that start with topicPrefix (default: every topic) keep their last size
+     * messages (1 to 1,000,000) in a Redis Stream, for ttlSeconds after their last publish (default 0: until Redis
+     * evicts them). Their messages reach every App's subscribers, this App's included and the ws that published
+     * included, once Redis has numbered them, stamped with their position: "<epoch>:<offset>:" before the message.
+     */
+    history?: { size: number; ttlSeconds?: number; topicPrefix?: string };
     /** Called each time the link is (again) connected, subscribed and sending what was queued. */
     ready?: () => void;
     /** Called when an attempt fails, the link breaks or publishes are dropped (printed to stderr when absent). */
@@ -344,6 +359,26 @@ export interface PubSubError extends Error {
     /** "error": an attempt failed or Redis refused a command; "disconnected": the link broke (it reconnects);
      * "dropped": publishes are being dropped because the queue is full. */
     kind: 'error' | 'disconnected' | 'dropped';
+}
+
+/** Where a client was in a topic's history: the epoch of the history and the offset of the last message it had. */
+export interface PubSubPosition {
+    epoch: string;
+    offset: number;
+}
+
+/** What app.getHistory gives its callback. */
+export interface PubSubHistory {
+    /** The topic's position now ("" and 0 when it has no history yet). */
+    epoch: string;
+    offset: number;
+    /**
+     * True when messages is everything published after since; false when the history no longer covers it (another
+     * epoch, or trimmed): the client must start again from this position.
+     */
+    recovered: boolean;
+    /** Stamped as WebSockets are sent them. */
+    messages: { message: ArrayBuffer; isBinary: boolean; offset: number }[];
 }
 
 /** What app.getPubSubStats() returns. */

@@ -141,6 +141,15 @@ const linked: TemplatedApp = wsApp.connectPubSub('redis://10.0.0.1:7000,10.0.0.2
 });
 const state: 'connecting' | 'ready' | 'disconnected' | 'closed' = linked.getPubSubStats().state;
 void state;
+const withHistory: TemplatedApp = wsApp.connectPubSub('redis://127.0.0.1', {
+  history: { size: 100, ttlSeconds: 300, topicPrefix: 'room/' },
+});
+withHistory.getHistory('room/1', { epoch: 'e', offset: 4 }, (error, result) => {
+  if (error !== null) { const code: string = error.code; void code; return; }
+  if (result !== undefined && result.recovered) {
+    for (const missed of result.messages) { const bytes: ArrayBuffer = missed.message; void bytes; }
+  }
+});
 linked.disconnectPubSub();
 
 const viaDefault: uWS.TemplatedApp = uWS.App();
