@@ -187,8 +187,8 @@ void AppWrap::connectPubSub(const Args& args) {
             !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
             !readOptional(isolate, object, "connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
             !readOptional(isolate, object, "pingInterval", 1, kMaxOptionMs, options.pingIntervalMs) ||
-            !readHistoryOptions(isolate, object, options.history) ||
-            !readCallback(isolate, object, "ready", ready) || !readCallback(isolate, object, "error", error)) {
+            !readHistoryOptions(isolate, object, options.history) || !readCallback(isolate, object, "ready", ready) ||
+            !readCallback(isolate, object, "error", error)) {
             return;
         }
         if (options.reconnectMaxDelayMs < options.reconnectMinDelayMs) {
@@ -271,11 +271,10 @@ void AppWrap::getHistory(const Args& args) {
     if (!args[2]->IsFunction()) return throwTypeError(isolate, "app.getHistory: callback must be a function");
     Handle<v8::Function> callback(isolate, args[2].As<v8::Function>());
     AppWrap* owner = &self;
-    const bool started = self.app_.getHistory(
-        topic.view(), PubSubPosition{epoch, static_cast<std::uint64_t>(offset)},
-        [owner, callback = std::move(callback)](const PubSubHistory& history) {
-            owner->reportHistory(callback, history);
-        });
+    const bool started = self.app_.getHistory(topic.view(), PubSubPosition{epoch, static_cast<std::uint64_t>(offset)},
+                                              [owner, callback = std::move(callback)](const PubSubHistory& history) {
+                                                  owner->reportHistory(callback, history);
+                                              });
     if (!started) {
         v8::Local<v8::Object> error =
             v8::Exception::Error(text(isolate, "app.getHistory: pub/sub is not connected (call connectPubSub first)"))
@@ -313,7 +312,8 @@ void AppWrap::reportHistory(const Handle<v8::Function>& callback, const PubSubHi
     }
     v8::Local<v8::Object> result = v8::Object::New(isolate);
     result->Set(context, text(isolate, "epoch"), text(isolate, history.position.epoch)).Check();
-    result->Set(context, text(isolate, "offset"), v8::Number::New(isolate, static_cast<double>(history.position.offset)))
+    result
+        ->Set(context, text(isolate, "offset"), v8::Number::New(isolate, static_cast<double>(history.position.offset)))
         .Check();
     result->Set(context, text(isolate, "recovered"), v8::Boolean::New(isolate, history.recovered)).Check();
     result->Set(context, text(isolate, "messages"), messages).Check();

@@ -246,8 +246,13 @@ TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
 
 // Pub/sub across Apps through a real Redis: a message a WebSocket of one App publishes, sent to Redis, received by
 // another App and delivered to its subscriber, allocates nothing on either App once the buffers have grown. Sharded
-// (SPUBLISH, each kept until its reply): the same.
-void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool sharded) {
+// (SPUBLISH, each kept until its reply): the same. With history (the publish script's EVALSHA, the message
+// delivered stamped to both Apps' subscribers, the sender's included): the same.
+enum class BrokerMode { Classic, Sharded, History };
+
+void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, BrokerMode mode) {
+    const bool sharded = mode == BrokerMode::Sharded;
+    const bool history = mode == BrokerMode::History;
     ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh";
     RedisServer redis;
     ASSERT_TRUE(redis.running());
@@ -264,6 +269,7 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool shar
         PubSubOptions pubsub;
         pubsub.url = redis.url();
         pubsub.sharded = sharded;
+        if (history) pubsub.history.size = 100;
         app.connectPubSub(pubsub, [&ready](const PubSubEvent& event) {
             if (event.kind == PubSubEventKind::Ready) ++ready;
         });
@@ -280,6 +286,7 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool shar
          ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_EQ(ready.load(), 2);
+    std::uint64_t offset = 0;  // history: the last message's
     for (std::size_t length : {std::size_t{20}, std::size_t{4096}}) {
         SCOPED_TRACE(length);
         const std::string frame = maskedBinaryFrame(length);
@@ -287,7 +294,15 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool shar
         auto relay = [&](int messages) {
             for (int i = 0; i < messages; ++i) {
                 sender.send(frame);
-                ASSERT_EQ(receiver.readBytes(deliveredBytes).size(), deliveredBytes);
+                if (!history) {
+                    ASSERT_EQ(receiver.readBytes(deliveredBytes).size(), deliveredBytes);
+                    continue;
+                }
+                // "<16 hex>:<offset>:" in front; the sender gets it too.
+                const std::size_t stamped = length + 18 + std::to_string(++offset).size();
+                const std::size_t bytes = (stamped < 126 ? 2 : 4) + stamped;
+                ASSERT_EQ(receiver.readBytes(bytes).size(), bytes);
+                ASSERT_EQ(sender.readBytes(bytes).size(), bytes);
             }
         };
         relay(kWarmupRequests);
@@ -316,11 +331,15 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, bool shar
 }
 
 TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheBroker) {
-    expectNoAllocationPerMessageThroughTheBroker(GetParam(), false);
+    expectNoAllocationPerMessageThroughTheBroker(GetParam(), BrokerMode::Classic);
 }
 
 TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheShardedBroker) {
-    expectNoAllocationPerMessageThroughTheBroker(GetParam(), true);
+    expectNoAllocationPerMessageThroughTheBroker(GetParam(), BrokerMode::Sharded);
+}
+
+TEST_P(ZeroAllocation, NoAllocationPerMessageOnATopicWithHistory) {
+    expectNoAllocationPerMessageThroughTheBroker(GetParam(), BrokerMode::History);
 }
 
 // Pub/sub: once its buffers have grown to a batch, publishing to many subscribers and draining allocate nothing.
