@@ -49,6 +49,7 @@ WebSocketServer::WebSocketServer(HttpServer& http) : http_(http), sockets_(http.
 WebSocketServer::~WebSocketServer() {
     loop().cancelFlush(*this);
     broker_.reset();
+    retiredBrokers_.clear();
     sockets_.closeAll();
 }
 
