@@ -94,6 +94,20 @@ std::string_view keyHead(char (&out)[RedisHistory::kMaxKeyHeadBytes], std::uint1
     return {out, size};
 }
 
+// The two keys of prefix + topic's history, as script arguments (their heads live in this object).
+struct HistoryKeys {
+    HistoryKeys(std::string_view prefix, std::string_view topic) noexcept
+        : slot(RedisSlot::of(prefix, topic)),
+          meta(keyHead(metaHead, slot, 'm'), prefix, topic),
+          stream(keyHead(streamHead, slot, 'h'), prefix, topic) {}
+
+    std::uint16_t slot;
+    char metaHead[RedisHistory::kMaxKeyHeadBytes];
+    char streamHead[RedisHistory::kMaxKeyHeadBytes];
+    resp::RespArgument meta;
+    resp::RespArgument stream;
+};
+
 std::string_view digitsOf(char (&out)[20], std::uint64_t value) noexcept {
     const auto result = std::to_chars(out, out + sizeof out, value);
     return {out, static_cast<std::size_t>(result.ptr - out)};
@@ -119,16 +133,14 @@ std::string_view RedisHistory::slotTag(std::uint16_t slot) noexcept {
 void RedisHistory::appendPublish(ByteBuffer& out, std::string_view publishSha, std::string_view command,
                                  const PubSubHistoryOptions& history, std::string_view epoch, std::string_view prefix,
                                  std::string_view topic, std::string_view envelope, std::string_view message) {
-    const std::uint16_t slot = RedisSlot::of(prefix, topic);
-    char metaHead[kMaxKeyHeadBytes];
-    char streamHead[kMaxKeyHeadBytes];
+    const HistoryKeys keys(prefix, topic);
     char size[20];
     char ttl[20];
     resp::RespWriter::appendCommand(out, {"EVALSHA",
                                           publishSha,
                                           "2",
-                                          {keyHead(metaHead, slot, 'm'), prefix, topic},
-                                          {keyHead(streamHead, slot, 'h'), prefix, topic},
+                                          keys.meta,
+                                          keys.stream,
                                           digitsOf(size, history.size),
                                           digitsOf(ttl, history.ttlSeconds),
                                           epoch,
@@ -140,20 +152,12 @@ void RedisHistory::appendPublish(ByteBuffer& out, std::string_view publishSha, s
 
 void RedisHistory::appendRead(ByteBuffer& out, std::string_view readSha, std::string_view prefix,
                               std::string_view topic, std::uint64_t id, PubSubPosition since) {
-    const std::uint16_t slot = RedisSlot::of(prefix, topic);
-    char metaHead[kMaxKeyHeadBytes];
-    char streamHead[kMaxKeyHeadBytes];
+    const HistoryKeys keys(prefix, topic);
     char idDigits[20];
     char offset[20];
-    resp::RespWriter::appendCommand(out, {"EVALSHA",
-                                          readSha,
-                                          "2",
-                                          {keyHead(metaHead, slot, 'm'), prefix, topic},
-                                          {keyHead(streamHead, slot, 'h'), prefix, topic},
-                                          kReplyMarker,
-                                          digitsOf(idDigits, id),
-                                          since.epoch,
-                                          digitsOf(offset, since.epoch.empty() ? 0 : since.offset)});
+    resp::RespWriter::appendCommand(
+        out, {"EVALSHA", readSha, "2", keys.meta, keys.stream, kReplyMarker, digitsOf(idDigits, id), since.epoch,
+              digitsOf(offset, since.epoch.empty() ? 0 : since.offset)});
 }
 
 bool RedisHistory::isReadReply(const resp::RespValue& value) noexcept {
