@@ -109,3 +109,38 @@ test('cluster_chat.js: two demo processes share their chat rooms through Redis',
     break;
   }
 });
+
+test('recovering_feed.js: a client that comes back with its last stamp gets every tick it missed', async (t) => {
+  const { startRedis } = require('./helpers/redis.js');
+  const { connectClient, nextMessage } = require('./helpers/websocket.js');
+  const redis = await startRedis(t);
+  const { port } = await start(t, 'recovering_feed.js', { REDIS_URL: redis.url });
+  const stampOf = (data) => {
+    const text = Buffer.from(data).toString();
+    const [epoch, offset] = text.split(':');
+    return { epoch, offset: Number(offset), text };
+  };
+  const first = await connectClient(t, port, {}, '/feed');
+  let last = null;
+  for (let i = 0; i < 3; i++) last = stampOf((await nextMessage(first)).data);
+  first.close();
+  await new Promise((resolve) => setTimeout(resolve, 300));  // about 6 ticks go by
+  const back = await connectClient(t, port, {}, `/feed?since=${last.epoch}:${last.offset}`);
+  let expected = last.offset + 1;
+  let caughtUp = 0;
+  while (caughtUp < 10) {
+    const stamp = stampOf((await nextMessage(back)).data);
+    assert.equal(stamp.epoch, last.epoch);
+    if (stamp.offset < expected) continue;  // live and in the history both
+    assert.equal(stamp.offset, expected, 'no tick missing');
+    expected++;
+    caughtUp++;
+  }
+  const stale = await connectClient(t, port, {}, '/feed?since=0123456789abcdef:5');
+  for (;;) {
+    const text = Buffer.from((await nextMessage(stale)).data).toString();
+    if (!text.startsWith('{')) continue;
+    assert.equal(JSON.parse(text).reload, true);
+    break;
+  }
+});
