@@ -200,19 +200,25 @@ TestClient::~TestClient() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void TestClient::send(std::string_view bytes) {
+std::size_t TestClient::send(std::string_view bytes) {
     if (ssl_ != nullptr) {
-        if (!closed_ && SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) <= 0) ERR_clear_error();
-        return;
+        if (closed_) return 0;
+        if (SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) <= 0) {
+            ERR_clear_error();
+            return 0;
+        }
+        return bytes.size();
     }
-    while (!bytes.empty()) {
-        ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    std::size_t taken = 0;
+    while (taken < bytes.size()) {
+        ssize_t sent = ::send(fd_, bytes.data() + taken, bytes.size() - taken, MSG_NOSIGNAL);
         if (sent < 0) {
             if (errno == EINTR) continue;
-            return;  // the server closed: the test checks what it read
+            return taken;  // timed out, or the server closed: the test checks what it read
         }
-        bytes.remove_prefix(static_cast<std::size_t>(sent));
+        taken += static_cast<std::size_t>(sent);
     }
+    return taken;
 }
 
 void TestClient::shutdownWrite() {

@@ -73,7 +73,9 @@ public:
     TestClient(const TestClient&) = delete;
     TestClient& operator=(const TestClient&) = delete;
 
-    void send(std::string_view bytes);
+    // Sends bytes; returns how many the connection took (fewer when a send times out, SO_SNDTIMEO, or the peer
+    // closed).
+    std::size_t send(std::string_view bytes);
     // Half-closes: the server sees the end of the request stream.
     void shutdownWrite();
     // Reads one response. responseToHead: the request was HEAD (no body follows).
