@@ -930,12 +930,10 @@ bool RedisBroker::requestBarrier(std::uint16_t slot) {
     return true;
 }
 
-std::size_t RedisBroker::takeQueued(ByteBuffer& into) {
+void RedisBroker::takeQueued(ByteBuffer& into) {
     into.append(queued_.view());
-    const std::size_t count = queuedMessages_;
     queued_.clear();
     queuedMessages_ = 0;
-    return count;
 }
 
 // An in-band reply in sharded mode answers the oldest command in pending_.

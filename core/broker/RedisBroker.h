@@ -100,8 +100,8 @@ public:
     // asks the node for a PONG after everything sent so far, answered through RedisShardListener::onBarrier; false
     // when not Ready.
     bool requestBarrier(std::uint16_t slot);
-    // moves every SPUBLISH waiting for a connection into `into` (for a link that is to be closed), with their count.
-    std::size_t takeQueued(ByteBuffer& into);
+    // moves every SPUBLISH waiting for a connection into `into` (for a link that is to be closed).
+    void takeQueued(ByteBuffer& into);
     bool ready() const noexcept { return status_ == Status::Ready; }
     // The host now connected to or tried.
     const BrokerUrl::Endpoint& endpoint() const noexcept { return url_.endpoints[endpoint_]; }

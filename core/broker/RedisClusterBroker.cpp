@@ -92,7 +92,7 @@ void RedisClusterBroker::publish(std::string_view topic, std::string_view messag
             RedisBroker::appendPublish(held, true, options_, origin_, epoch_, topic, message, binary, compress);
             if (held.size() > options_.maxQueuedBytes) {
                 held.truncate(start);
-                ++redirectsDropped_;
+                ++droppedHere_;
                 return;
             }
             ++move->second.heldMessages;
@@ -262,7 +262,7 @@ void RedisClusterBroker::onPublishRedirected(RedisBroker& link, std::uint16_t sl
     if (target == nullptr) target = &owner(slot);
     if (target == &link) {
         // A node sending us back to itself: resending would go round for as long as it does.
-        ++redirectsDropped_;
+        ++droppedHere_;
         requestSlotMap();
         return;
     }
@@ -334,7 +334,7 @@ void RedisClusterBroker::addCounters(PubSubStats& total, const PubSubStats& one)
 
 PubSubStats RedisClusterBroker::stats() const noexcept {
     PubSubStats total = retired_;
-    total.dropped += redirectsDropped_;
+    total.dropped += droppedHere_;
     for (const auto& [slot, move] : moves_) {
         total.queuedMessages += move.heldMessages;
         total.queuedBytes += move.held.size();

@@ -116,8 +116,9 @@ private:
     bool mapWanted_ = true;           // the map is to be asked for as soon as a link is ready
     ByteBuffer redirected_;           // a command being resent (a copy: the link's own buffer may move)
     std::unordered_map<std::uint16_t, SlotMove> moves_;
-    std::uint64_t redirectsDropped_ = 0;  // publishes a node redirected to itself, or past the queue while held
-    PubSubStats retired_;                 // the counters of the links closed so far (their queues were moved)
+    std::uint64_t droppedHere_ =
+        0;  // publishes dropped by the owner itself: redirected back to their node, or past the queue while held
+    PubSubStats retired_;  // the counters of the links closed so far (their queues were moved)
     bool closed_ = false;
 };
 
