@@ -606,6 +606,11 @@ void RedisBroker::onFlush() {
             listener_.onBrokerEvent(PubSubEvent{event.kind, event.code, event.message});
         }
         for (AnsweredRead& read : answered) {
+            std::size_t start = 0;
+            for (std::size_t i = 0; i < read.messages.size(); ++i) {
+                read.messages[i].message = std::string_view(read.stamped).substr(start, read.ends[i] - start);
+                start = read.ends[i];
+            }
             PubSubHistory history;
             history.error = read.error;
             history.errorMessage = read.errorMessage;
@@ -1050,24 +1055,20 @@ void RedisBroker::handleReadReply(const resp::RespValue& value) {
     answer.epoch.assign(reply.epoch);
     answer.offset = reply.offset;
     answer.recovered = RedisHistory::recovered(reply, PubSubPosition{found->sinceEpoch, found->sinceOffset});
-    // Each message as WebSockets were sent it: stamped with its position, after its envelope is taken off.
-    std::vector<std::size_t> starts;
+    // Each message as WebSockets were sent it: stamped with its position, after its envelope is taken off. The
+    // views into `stamped` are made when the answer is handed over, once it no longer moves.
     for (const RedisHistory::Entry& entry : reply.entries) {
         std::string_view envelopeBytes = entry.envelope;
         BrokerEnvelope envelope;
         const bool marked = envelope.readFrom(envelopeBytes);
-        starts.push_back(answer.stamped.size());
         answer.stamped.append(reply.epoch);
         answer.stamped += ':';
         answer.stamped += std::to_string(entry.offset);
         answer.stamped += ':';
         answer.stamped.append(entry.message);
+        answer.ends.push_back(answer.stamped.size());
         answer.messages.push_back(
             PubSubHistoryMessage{entry.offset, {}, marked && envelope.binary, marked && envelope.compress});
-    }
-    for (std::size_t i = 0; i < answer.messages.size(); ++i) {
-        const std::size_t end = i + 1 < starts.size() ? starts[i + 1] : answer.stamped.size();
-        answer.messages[i].message = std::string_view(answer.stamped).substr(starts[i], end - starts[i]);
     }
     reads_.erase(found);
     answered_.push_back(std::move(answer));

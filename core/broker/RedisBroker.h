@@ -152,8 +152,9 @@ private:
         std::string epoch;
         std::uint64_t offset = 0;
         bool recovered = false;
-        std::string stamped;  // every message, stamped, one after the other
-        std::vector<PubSubHistoryMessage> messages;
+        std::string stamped;                         // every message, stamped, one after the other
+        std::vector<std::size_t> ends;               // where each ends in stamped
+        std::vector<PubSubHistoryMessage> messages;  // their views into stamped are set when handed over
     };
     struct TopicState {
         std::uint16_t slot = 0;  // sharded mode: the channel's hash slot

@@ -246,6 +246,11 @@ TEST_P(PubSubHistory, KeepsTopicsWithoutHistoryAsTheyWere) {
     const HistoryCopy room = node.read("room/1", "", 0);
     ASSERT_EQ(room.messages.size(), 1u);
     EXPECT_EQ(readStamp(room.messages[0]).message, "kept");
+    // One short message: its stamped bytes fit in a string's own storage (libc++ keeps 22), which moves with it.
+    node.publish("k", "room/2");
+    const HistoryCopy shortOne = node.read("room/2", "", 0);
+    ASSERT_EQ(shortOne.messages.size(), 1u);
+    EXPECT_EQ(shortOne.messages[0], shortOne.epoch + ":1:k");
 }
 
 TEST_P(PubSubHistory, ReadsFailWithTimeoutWhileRedisIsAway) {
