@@ -27,7 +27,7 @@ std::string_view nameOf(PubSubState state) noexcept;
 struct PubSubStats {
     PubSubState state = PubSubState::Closed;
     std::uint64_t published = 0;     // messages handed to the broker (written to its connection)
-    std::uint64_t delivered = 0;     // messages from other Apps received for this App's topics
+    std::uint64_t delivered = 0;     // messages from other Apps (and this App's on topics with history) received
     std::uint64_t dropped = 0;       // publishes lost: the queue was full (see PubSubOptions::maxQueuedBytes)
     std::uint64_t reconnects = 0;    // connections made after the first one
     std::uint64_t errors = 0;        // error replies and failed connection attempts
@@ -94,7 +94,8 @@ struct PubSubHistoryMessage {
 struct PubSubHistory {
     // Empty when the read succeeded; else a code as in PubSubEvent ("ETIMEDOUT": no answer within
     // PubSubHistoryOptions::kReadTimeoutMs; "NOHISTORY": the App's options give this topic no history;
-    // "CLOSED"; or Redis's error code) and a message for people.
+    // "PROTOCOL": the reply is not the read script's; or Redis's error code) and a message for people. A read still
+    // waiting when the link is disconnected is dropped, its handler not called.
     std::string_view error;
     std::string_view errorMessage;
     // The topic's position now: its epoch ("" when it has no history yet) and the offset of its last message.
