@@ -37,6 +37,13 @@ bool getField(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* na
     return object->Get(isolate->GetCurrentContext(), text(isolate, name)).ToLocal(&out);
 }
 
+// An Error with message and a `code` property, as the pub/sub callbacks and getHistory give them.
+v8::Local<v8::Object> errorWithCode(v8::Isolate* isolate, std::string_view message, std::string_view code) {
+    v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, message)).As<v8::Object>();
+    error->Set(isolate->GetCurrentContext(), text(isolate, "code"), text(isolate, code)).Check();
+    return error;
+}
+
 // Reads the integer option `name` (milliseconds or bytes) into target when it is given; false when it threw.
 template <typename T>
 bool readOptional(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, std::uint32_t min,
@@ -276,11 +283,8 @@ void AppWrap::getHistory(const Args& args) {
                                                   owner->reportHistory(callback, history);
                                               });
     if (!started) {
-        v8::Local<v8::Object> error =
-            v8::Exception::Error(text(isolate, "app.getHistory: pub/sub is not connected (call connectPubSub first)"))
-                .As<v8::Object>();
-        error->Set(isolate->GetCurrentContext(), text(isolate, "code"), text(isolate, "NOT_CONNECTED")).Check();
-        isolate->ThrowException(error);
+        isolate->ThrowException(errorWithCode(
+            isolate, "app.getHistory: pub/sub is not connected (call connectPubSub first)", "NOT_CONNECTED"));
         return;
     }
     args.GetReturnValue().Set(args.This());
@@ -292,9 +296,8 @@ void AppWrap::reportHistory(const Handle<v8::Function>& callback, const PubSubHi
     v8::HandleScope handles(isolate);
     v8::Local<v8::Context> context = isolate->GetCurrentContext();
     if (!history.error.empty()) {
-        v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, history.errorMessage)).As<v8::Object>();
-        error->Set(context, text(isolate, "code"), text(isolate, history.error)).Check();
-        v8::Local<v8::Value> argv[] = {error, v8::Undefined(isolate)};
+        v8::Local<v8::Value> argv[] = {errorWithCode(isolate, history.errorMessage, history.error),
+                                       v8::Undefined(isolate)};
         state_.callFromLoop(callback.get(isolate), 2, argv);
         return;
     }
@@ -338,8 +341,7 @@ void AppWrap::reportPubSubEvent(const PubSubEvent& event) {
         return;
     }
     v8::Local<v8::Context> context = isolate->GetCurrentContext();
-    v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, event.message)).As<v8::Object>();
-    error->Set(context, text(isolate, "code"), text(isolate, event.code)).Check();
+    v8::Local<v8::Object> error = errorWithCode(isolate, event.message, event.code);
     error->Set(context, text(isolate, "kind"), text(isolate, kindName(event.kind))).Check();
     v8::Local<v8::Value> argv[] = {error};
     state_.callFromLoop(callback.get(isolate), 1, argv);

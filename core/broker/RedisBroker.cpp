@@ -94,18 +94,23 @@ std::string errnoCode(int error) {
 // The first word of an error reply ("WRONGPASS invalid username-password pair"): Redis's error code.
 std::string_view errorCode(std::string_view text) noexcept { return text.substr(0, text.find(' ')); }
 
+// Lower-case hex of bytes, a byte's high digit first.
+std::string hexOf(const unsigned char* bytes, std::size_t count) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (std::size_t i = 0; i < count; ++i) {
+        hex += kHex[bytes[i] >> 4];
+        hex += kHex[bytes[i] & 15];
+    }
+    return hex;
+}
+
 // The SHA-1 of a script, in hex, as EVALSHA names it.
 std::string scriptSha(std::string_view script) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     EVP_Digest(script.data(), script.size(), digest, &length, EVP_sha1(), nullptr);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string hex;
-    for (unsigned int i = 0; i < length; ++i) {
-        hex += kHex[digest[i] >> 4];
-        hex += kHex[digest[i] & 15];
-    }
-    return hex;
+    return hexOf(digest, length);
 }
 
 const std::string& publishScriptSha() {
@@ -155,12 +160,13 @@ std::uint64_t RedisBroker::newOrigin() {
 }
 
 std::string RedisBroker::newEpoch() {
-    static constexpr char kHex[] = "0123456789abcdef";
-    const std::uint64_t bits = newOrigin();
-    std::string epoch(RedisHistory::kEpochBytes, '0');
-    for (std::size_t i = 0; i < epoch.size(); ++i)
-        epoch[i] = kHex[(bits >> (4 * i)) & 15];
-    return epoch;
+    unsigned char bits[RedisHistory::kEpochBytes / 2];
+    std::uint64_t random = newOrigin();
+    for (unsigned char& byte : bits) {
+        byte = static_cast<unsigned char>(random & 0xFF);
+        random >>= 8;
+    }
+    return hexOf(bits, sizeof bits);
 }
 
 RedisBroker::~RedisBroker() { close(); }
