@@ -276,7 +276,8 @@ export interface TemplatedApp {
     /**
      * Reads topic's history (the history option of connectPubSub): the messages published after since (null: the
      * whole history of the current epoch), for a client that comes back from there. callback is called once, with
-     * an Error (its code: "NOHISTORY", "ETIMEDOUT" after 10 s, or Redis's) or with null and the result. Throws
+     * an Error (its code: "NOHISTORY", "ETIMEDOUT" after 10 s, "DISCONNECTED" when disconnectPubSub or
+     * connectPubSub ended the link first, or Redis's) or with null and the result. Throws
      * an Error with code "NOT_CONNECTED" when pub/sub is not connected.
      */
     getHistory(topic: string, since: PubSubPosition | null | undefined,

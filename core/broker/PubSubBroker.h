@@ -55,8 +55,12 @@ public:
     // latest).
     virtual void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) = 0;
     virtual PubSubStats stats() const noexcept = 0;
-    // Ends the link for good: the connection closes and nothing more is reported.
+    // Ends the link for good: the connection closes and nothing more is reported. The reads not answered yet end
+    // with DISCONNECTED, their handlers called by finishClose().
     virtual void close() noexcept = 0;
+    // After close(), from a loop callback that is not one of the broker's own, once, before the broker is freed:
+    // calls the handlers close() ended, in one batch of loop callbacks. A broker freed without it drops them.
+    virtual void finishClose() = 0;
 };
 
 // The broker for options.url, connecting at once; null, with error saying why, when the URL is not one.

@@ -428,7 +428,7 @@ void RedisBroker::closeConnection() noexcept {
     inflight_.clear();
     if (inflight_.capacity() > kMaxRetainedBufferBytes) inflight_.release();
     // Their replies will not come: the next connection sends them again.
-    for (HistoryRead& read : reads_)
+    for (RedisHistoryRead& read : reads_)
         read.sent = false;
 }
 
@@ -466,9 +466,18 @@ void RedisBroker::close() noexcept {
     loop_.cancelFlush(*this);
     changeStatus(Status::Closed);
     events_.clear();
-    reads_.clear();
-    answered_.clear();
     readTimer_.stop();
+    // Ended here, handed to their handlers by finishClose(): this may run inside a handler of the App's.
+    std::reverse(reads_.begin(), reads_.end());  // ended from the back, handed over in the order they were made
+    while (!reads_.empty())
+        failRead(reads_.size() - 1, "DISCONNECTED", describe("pub/sub was disconnected before the read was answered"));
+}
+
+void RedisBroker::finishClose() {
+    if (answered_.empty()) return;
+    std::vector<AnsweredRead> answered = std::move(answered_);
+    answered_.clear();
+    loop_.runBatch([&answered] { handOver(answered); });
 }
 
 // ---- publishing and subscribing ----
@@ -608,25 +617,30 @@ void RedisBroker::onFlush() {
     answered_.clear();
     loop_.runBatch([this, &events, &answered] {
         for (const PendingEvent& event : events) {
-            if (status_ == Status::Closed) return;  // the handler of an earlier event closed the link
+            if (status_ == Status::Closed) break;  // the handler of an earlier event closed the link
             listener_.onBrokerEvent(PubSubEvent{event.kind, event.code, event.message});
         }
-        for (AnsweredRead& read : answered) {
-            std::size_t start = 0;
-            for (std::size_t i = 0; i < read.messages.size(); ++i) {
-                read.messages[i].message = std::string_view(read.stamped).substr(start, read.ends[i] - start);
-                start = read.ends[i];
-            }
-            PubSubHistory history;
-            history.error = read.error;
-            history.errorMessage = read.errorMessage;
-            history.position = PubSubPosition{read.epoch, read.offset};
-            history.recovered = read.recovered;
-            history.messages = read.messages.data();
-            history.messageCount = read.messages.size();
-            read.handler(history);
-        }
+        // Answered before any close: each gets its own result.
+        handOver(answered);
     });
+}
+
+void RedisBroker::handOver(std::vector<AnsweredRead>& answered) {
+    for (AnsweredRead& read : answered) {
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < read.messages.size(); ++i) {
+            read.messages[i].message = std::string_view(read.stamped).substr(start, read.ends[i] - start);
+            start = read.ends[i];
+        }
+        PubSubHistory history;
+        history.error = read.error;
+        history.errorMessage = read.errorMessage;
+        history.position = PubSubPosition{read.epoch, read.offset};
+        history.recovered = read.recovered;
+        history.messages = read.messages.data();
+        history.messageCount = read.messages.size();
+        read.handler(history);
+    }
 }
 
 bool RedisBroker::sendSome(std::string_view bytes, std::size_t& written) {
@@ -990,11 +1004,14 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
                 return;
             }
             for (std::size_t i = 0; i < reads_.size(); ++i) {
-                if (reads_[i].id == answered.bytes) {
+                if (reads_[i].id != answered.bytes) continue;
+                if (redirection.read(value.text)) {
+                    redirectRead(i, redirection, value.text);
+                } else {
                     failRead(i, errorCode(value.text),
                              describe("the broker refused a history read: " + std::string(value.text)));
-                    break;
                 }
+                break;
             }
             return;
         case Awaiting::Ping:
@@ -1023,21 +1040,45 @@ void RedisBroker::handleMovedSubscription(std::string_view error) {
 
 void RedisBroker::readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
     if (status_ == Status::Closed) return;
-    reads_.push_back(HistoryRead{nextReadId_++, std::string(topic), std::string(since.epoch), since.offset,
-                                 std::move(handler), loop_.nowMs() + PubSubHistoryOptions::kReadTimeoutMs, false});
-    if (nextReadId_ == 0) nextReadId_ = 1;
+    RedisHistoryRead read;
+    read.topic.assign(topic);
+    read.sinceEpoch.assign(since.epoch);
+    read.sinceOffset = since.offset;
+    read.handler = std::move(handler);
+    read.deadlineMs = loop_.nowMs() + PubSubHistoryOptions::kReadTimeoutMs;
     if (!options_.history.covers(topic)) {
+        reads_.push_back(std::move(read));
         failRead(reads_.size() - 1, "NOHISTORY",
                  "pub/sub: the topic has no history (see the history option of connectPubSub)");
         return;
     }
+    adoptRead(std::move(read));
+}
+
+void RedisBroker::adoptRead(RedisHistoryRead read) {
+    if (status_ == Status::Closed) return;
+    read.id = nextReadId_++;
+    if (nextReadId_ == 0) nextReadId_ = 1;
+    read.sent = false;
+    reads_.push_back(std::move(read));
     if (!readTimer_.isActive()) readTimer_.start(kReadTickMs, kReadTickMs);
     loop_.requestFlush(*this);
 }
 
+std::vector<RedisHistoryRead> RedisBroker::takeReads() {
+    std::vector<RedisHistoryRead> taken = std::move(reads_);
+    reads_.clear();
+    readTimer_.stop();
+    return taken;
+}
+
 void RedisBroker::appendReads() {
-    for (HistoryRead& read : reads_) {
+    for (RedisHistoryRead& read : reads_) {
         if (read.sent) continue;
+        if (read.asking && shard_ != nullptr) {
+            resp::RespWriter::appendCommand(out_, {"ASKING"});
+            expect(Awaiting::Asking);
+        }
         RedisHistory::appendRead(out_, readScriptSha(), options_.prefix, read.topic, read.id,
                                  PubSubPosition{read.sinceEpoch, read.sinceOffset});
         if (shard_ != nullptr) expect(Awaiting::Read, read.id);
@@ -1045,11 +1086,25 @@ void RedisBroker::appendReads() {
     }
 }
 
+// The node that answered is not (or no longer, or not yet) the one for the read's slot: the owner sends it on.
+void RedisBroker::redirectRead(std::size_t at, const RedisRedirection& redirection, std::string_view error) {
+    if (reads_[at].redirects >= RedisHistoryRead::kMaxRedirects) {
+        failRead(at, errorCode(error),
+                 describe("a history read was redirected too many times, the last time by " + std::string(error)));
+        return;
+    }
+    RedisHistoryRead read = std::move(reads_[at]);
+    reads_.erase(reads_.begin() + static_cast<std::ptrdiff_t>(at));
+    ++read.redirects;
+    read.asking = redirection.ask;
+    shard_->onReadRedirected(*this, redirection.slot, redirection.host, redirection.port, std::move(read));
+}
+
 void RedisBroker::handleReadReply(const resp::RespValue& value) {
     RedisHistory::Reply reply;
     const bool wellFormed = RedisHistory::readReply(value, reply);
     const auto found =
-        std::find_if(reads_.begin(), reads_.end(), [&](const HistoryRead& read) { return read.id == reply.id; });
+        std::find_if(reads_.begin(), reads_.end(), [&](const RedisHistoryRead& read) { return read.id == reply.id; });
     if (found == reads_.end()) return;  // answered already (it timed out)
     if (!wellFormed) {
         failRead(static_cast<std::size_t>(found - reads_.begin()), "PROTOCOL",
@@ -1088,7 +1143,7 @@ void RedisBroker::failRead(std::size_t at, std::string_view code, std::string_vi
     answer.errorMessage.assign(message);
     reads_.erase(reads_.begin() + static_cast<std::ptrdiff_t>(at));
     answered_.push_back(std::move(answer));
-    loop_.requestFlush(*this);
+    if (status_ != Status::Closed) loop_.requestFlush(*this);  // closed: finishClose() hands it over
 }
 
 void RedisBroker::onReadTick() {

@@ -20,7 +20,9 @@
 // a publish on a topic with history is the publish script's EVALSHA, and its message is delivered when it comes
 // back, the App that published it included (its envelope says so). A read of the history is the read script's
 // EVALSHA, written after the batch's subscription changes; its reply carries its id, and it is sent again on the
-// next connection when the link fails before the reply.
+// next connection when the link fails before the reply. In sharded mode a read answered MOVED or ASK goes to the
+// owner (RedisShardListener::onReadRedirected), which hands it to the link of the node named; a link closed by
+// close() ends its reads with DISCONNECTED, handed over by finishClose().
 //
 // Sharded mode (given a RedisShardListener: a link of RedisClusterBroker to one node of a Redis Cluster): the
 // commands are SSUBSCRIBE, SUNSUBSCRIBE and SPUBLISH, a subscription command names the channels of one slot, and
@@ -36,6 +38,8 @@
 #include "broker/BrokerUrl.h"
 #include "broker/PubSubBroker.h"
 #include "broker/RespFramer.h"
+#include "broker/RedisHistoryRead.h"
+#include "broker/RedisRedirection.h"
 #include "broker/RedisShardListener.h"
 #include "loop/Loop.h"
 #include "net/TlsClient.h"
@@ -102,7 +106,13 @@ public:
     bool requestBarrier(std::uint16_t slot);
     // moves every SPUBLISH waiting for a connection into `into` (for a link that is to be closed).
     void takeQueued(ByteBuffer& into);
+    // Moves every read not answered yet out (for a link that is to be closed: another link finishes them).
+    std::vector<RedisHistoryRead> takeReads();
+    // Finishes a read another link began, with its handler, deadline and redirect count (a new id of this link's).
+    void adoptRead(RedisHistoryRead read);
     bool ready() const noexcept { return status_ == Status::Ready; }
+    // Whether results of reads wait for the link's next flush to be handed to their handlers.
+    bool hasAnswers() const noexcept { return !answered_.empty(); }
     // The host now connected to or tried.
     const BrokerUrl::Endpoint& endpoint() const noexcept { return url_.endpoints[endpoint_]; }
 
@@ -114,6 +124,7 @@ public:
     void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) override;
     PubSubStats stats() const noexcept override;
     void close() noexcept override;
+    void finishClose() override;
 
 private:
     enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };
@@ -133,16 +144,6 @@ private:
         Awaiting what;
         std::uint16_t slot = 0;   // Barrier: the slot it was asked for
         std::uint32_t bytes = 0;  // Publish: the command's size at the front of inflight_; Read: the read's id
-    };
-    // A history read (readHistory) not answered yet.
-    struct HistoryRead {
-        std::uint32_t id = 0;
-        std::string topic;
-        std::string sinceEpoch;
-        std::uint64_t sinceOffset = 0;
-        PubSubHistoryHandler handler;
-        std::uint64_t deadlineMs = 0;
-        bool sent = false;  // written to the current connection
     };
     // A read's result, waiting for the end of the batch to be handed to its handler.
     struct AnsweredRead {
@@ -194,8 +195,13 @@ private:
     // subscribe sees everything the subscription does not).
     void appendReads();
     void handleReadReply(const resp::RespValue& value);
+    // A sharded read answered MOVED or ASK: handed to the owner to send where the reply points, or ended with the
+    // reply's error past RedisHistoryRead::kMaxRedirects.
+    void redirectRead(std::size_t at, const RedisRedirection& redirection, std::string_view error);
     // Ends read index `at` of reads_ with an error.
     void failRead(std::size_t at, std::string_view code, std::string_view message);
+    // Calls the handlers of answered, in order (inside a batch of loop callbacks).
+    static void handOver(std::vector<AnsweredRead>& answered);
     void onReadTick();
     // Appends one whole PUBLISH (SPUBLISH) command to out_; in sharded mode it is kept until its reply.
     void appendPublishCommand(std::string_view command);
@@ -260,7 +266,7 @@ private:
     std::size_t pendingHead_ = 0;
     ByteBuffer inflight_;  // sharded mode: the SPUBLISH commands of pending_, in order
 
-    std::vector<HistoryRead> reads_;
+    std::vector<RedisHistoryRead> reads_;
     std::vector<AnsweredRead> answered_;
     std::uint32_t nextReadId_ = 1;
     Timer readTimer_;  // while reads_ is not empty: their deadlines

@@ -6,6 +6,7 @@
 #include "broker/RespReader.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace loopwire::broker {
 
@@ -222,8 +223,12 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
         owns[indexOf(*move.from)] = true;
         owns[indexOf(*move.to)] = true;
     }
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+        if (links_[i]->hasAnswers()) owns[i] = true;  // its flush hands them over; a later map retires it
+    }
     std::vector<std::uint16_t> renumbered(links_.size(), 0);
     ByteBuffer orphans;
+    std::vector<RedisHistoryRead> reads;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < links_.size(); ++i) {
         if (owns[i] || links_[i]->ready()) {
@@ -233,6 +238,8 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
             continue;
         }
         links_[i]->takeQueued(orphans);
+        std::vector<RedisHistoryRead> taken = links_[i]->takeReads();
+        std::move(taken.begin(), taken.end(), std::back_inserter(reads));
         if (mapLink_ == links_[i].get()) mapLink_ = nullptr;
         links_[i]->close();
         addCounters(retired_, links_[i]->stats());
@@ -243,6 +250,10 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
     for (std::uint16_t& index : owner_)
         index = renumbered[index];
     route(orphans.view());
+    for (RedisHistoryRead& read : reads) {
+        RedisBroker& to = owner(RedisSlot::of(options_.prefix, read.topic));
+        to.adoptRead(std::move(read));
+    }
 }
 
 void RedisClusterBroker::route(std::string_view commands) {
@@ -310,6 +321,16 @@ void RedisClusterBroker::onSubscriptionMoved(RedisBroker& link, std::uint16_t sl
     requestSlotMap();
 }
 
+void RedisClusterBroker::onReadRedirected(RedisBroker& link, std::uint16_t slot, std::string_view host,
+                                          std::uint16_t port, RedisHistoryRead read) {
+    RedisBroker* target = linkTo(host, port, link);
+    if (target == nullptr) target = &owner(slot);
+    // MOVED: the map is out of date. ASK: the slot is moving, and the map will say so once it has.
+    if (!read.asking) requestSlotMap();
+    // Back to the node that answered is allowed: the read's redirect count ends a loop.
+    target->adoptRead(std::move(read));
+}
+
 void RedisClusterBroker::onSubscriptionLost(RedisBroker& link, std::string_view name) {
     const auto found = topics_.find(name);
     if (found != topics_.end() && found->second.link == &link) {
@@ -361,6 +382,11 @@ void RedisClusterBroker::close() noexcept {
     moves_.clear();
     for (const auto& link : links_)
         link->close();
+}
+
+void RedisClusterBroker::finishClose() {
+    for (const auto& link : links_)
+        link->finishClose();
 }
 
 }  // namespace loopwire::broker

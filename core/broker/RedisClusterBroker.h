@@ -52,10 +52,13 @@ public:
     bool deliversThroughBroker(std::string_view topic) const noexcept override {
         return options_.history.covers(topic);
     }
-    // On the link of the slot's owner (a read answered MOVED while the slot moves ends with that error).
+    // On the link of the slot's owner; a read answered MOVED or ASK goes where the reply points (at most
+    // RedisHistoryRead::kMaxRedirects times), and a link closed because the map no longer names its node hands its
+    // reads to the links that own their slots now.
     void readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) override;
     PubSubStats stats() const noexcept override;
     void close() noexcept override;
+    void finishClose() override;
 
 private:
     struct Topic {
@@ -80,6 +83,8 @@ private:
     void onPublishRedirected(RedisBroker& link, std::uint16_t slot, std::string_view host, std::uint16_t port, bool ask,
                              std::string_view command) override;
     void onSubscriptionMoved(RedisBroker& link, std::uint16_t slot, std::string_view host, std::uint16_t port) override;
+    void onReadRedirected(RedisBroker& link, std::uint16_t slot, std::string_view host, std::uint16_t port,
+                          RedisHistoryRead read) override;
     void onSubscriptionLost(RedisBroker& link, std::string_view topic) override;
     void onBarrier(RedisBroker& link, std::uint16_t slot) override;
 
@@ -96,7 +101,8 @@ private:
     // Moves every topic to the link that owns its slot now.
     void placeAll();
     void requestSlotMap();
-    // Closes the links, other than the seed and `keep`, that own no slot and are not connected.
+    // Closes the links, other than the seed and `keep`, that own no slot, are not connected and have no read's
+    // result still to hand over; their queued publishes and their reads go to the links that own their slots now.
     void retireIdleLinks(const RedisBroker& keep);
     // Sends each whole SPUBLISH of commands to the owner of its channel's slot.
     void route(std::string_view commands);

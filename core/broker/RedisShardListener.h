@@ -6,6 +6,8 @@
 // live until the call returns. The owner may call the link back from them, and any other link.
 #pragma once
 
+#include "broker/RedisHistoryRead.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -33,6 +35,10 @@ public:
     // subscribed at host:port.
     virtual void onSubscriptionMoved(RedisBroker& link, std::uint16_t slot, std::string_view host,
                                      std::uint16_t port) = 0;
+    // A history read was answered MOVED (ask: ASK) by the link's node: read is to be finished by the link of
+    // host:port (empty host: the link's own), through RedisBroker::adoptRead. read.asking says which.
+    virtual void onReadRedirected(RedisBroker& link, std::uint16_t slot, std::string_view host, std::uint16_t port,
+                                  RedisHistoryRead read) = 0;
     // Every command the link had sent before requestBarrier(slot) has been answered.
     virtual void onBarrier(RedisBroker& link, std::uint16_t slot) = 0;
     // The node unsubscribed the link from topic without being asked (its slot moved to another node): the link has

@@ -171,7 +171,13 @@ void WebSocketServer::closeAfterBatch(WebSocketConnection& connection) {
 }
 
 void WebSocketServer::onFlush() {
-    retiredBrokers_.clear();
+    if (!retiredBrokers_.empty()) {
+        // A read's handler may connect or disconnect again, which retires the broker it replaces.
+        std::vector<std::unique_ptr<PubSubBroker>> retired = std::move(retiredBrokers_);
+        retiredBrokers_.clear();
+        for (const std::unique_ptr<PubSubBroker>& broker : retired)
+            broker->finishClose();
+    }
     if (!topics_.hasWaiting() && closeAfterBatch_.empty()) return;
     loop().runBatch([this] {
         if (topics_.hasWaiting()) deliverPublished();

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <memory>
 #include <set>
@@ -51,6 +52,19 @@ Stamp readStamp(const std::string& stamped) {
     return stamp;
 }
 
+HistoryCopy copyOf(const PubSubHistory& history) {
+    HistoryCopy copy;
+    copy.error = history.error;
+    copy.epoch = history.position.epoch;
+    copy.offset = history.position.offset;
+    copy.recovered = history.recovered;
+    for (std::size_t i = 0; i < history.messageCount; ++i) {
+        copy.messages.emplace_back(history.messages[i].message);
+        copy.offsets.push_back(history.messages[i].offset);
+    }
+    return copy;
+}
+
 // An App whose WebSockets on /ws subscribe to "chat" and publish what they send to it; "chat" has history.
 class Node {
 public:
@@ -91,23 +105,15 @@ public:
         std::future<HistoryCopy> answer = promise->get_future();
         server_->runOnLoop([&](App& app) {
             const bool started =
-                app.getHistory(topic, PubSubPosition{epoch, offset}, [promise](const PubSubHistory& history) {
-                    HistoryCopy copy;
-                    copy.error = history.error;
-                    copy.epoch = history.position.epoch;
-                    copy.offset = history.position.offset;
-                    copy.recovered = history.recovered;
-                    for (std::size_t i = 0; i < history.messageCount; ++i) {
-                        copy.messages.emplace_back(history.messages[i].message);
-                        copy.offsets.push_back(history.messages[i].offset);
-                    }
-                    promise->set_value(std::move(copy));
-                });
+                app.getHistory(topic, PubSubPosition{epoch, offset},
+                               [promise](const PubSubHistory& history) { promise->set_value(copyOf(history)); });
             EXPECT_TRUE(started);
         });
         EXPECT_EQ(answer.wait_for(15s), std::future_status::ready);
         return answer.get();
     }
+
+    void runOnLoop(std::function<void(App&)> f) { server_->runOnLoop(std::move(f)); }
 
     EventLog log;
 
@@ -263,6 +269,53 @@ TEST_P(PubSubHistory, ReadsFailWithTimeoutWhileRedisIsAway) {
     EXPECT_EQ(away.error, "ETIMEDOUT");
     EXPECT_GE(std::chrono::steady_clock::now() - started,
               std::chrono::milliseconds(PubSubHistoryOptions::kReadTimeoutMs - 500));
+}
+
+// A read not answered when the application ends the link (disconnectPubSub, or connectPubSub again) gets its
+// callback, with DISCONNECTED, after the call that ended it and not inside it; the new link reads as before.
+TEST_P(PubSubHistory, EndsTheReadsOfALinkTheApplicationEndsWithDisconnected) {
+    RedisServer redis;
+    PubSubOptions options = withHistory(10);
+    Node node(backend(), redis.url(), options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    node.publish("before");
+    auto ended = std::make_shared<std::promise<HistoryCopy>>();
+    auto replaced = std::make_shared<std::promise<HistoryCopy>>();
+    auto insideTheCall = std::make_shared<std::atomic<bool>>(false);
+    auto calledInside = std::make_shared<std::atomic<bool>>(false);
+    node.runOnLoop([&](App& app) {
+        // Made and ended in one callback: neither read has been sent.
+        ASSERT_TRUE(app.getHistory("chat", PubSubPosition{},
+                                   [ended, insideTheCall, calledInside](const loopwire::PubSubHistory& history) {
+                                       if (insideTheCall->load()) calledInside->store(true);
+                                       ended->set_value(copyOf(history));
+                                   }));
+        insideTheCall->store(true);
+        options.url = redis.url();
+        std::string error;
+        ASSERT_TRUE(app.tryConnectPubSub(options, {}, error)) << error;
+        ASSERT_TRUE(app.getHistory("chat", PubSubPosition{}, [replaced](const loopwire::PubSubHistory& history) {
+            replaced->set_value(copyOf(history));
+        }));
+        app.disconnectPubSub();
+        insideTheCall->store(false);
+    });
+    auto first = ended->get_future();
+    auto second = replaced->get_future();
+    ASSERT_EQ(first.wait_for(2s), std::future_status::ready) << "not left to time out";
+    ASSERT_EQ(second.wait_for(2s), std::future_status::ready);
+    EXPECT_EQ(first.get().error, "DISCONNECTED");
+    EXPECT_EQ(second.get().error, "DISCONNECTED");
+    EXPECT_FALSE(calledInside->load()) << "a handler called from inside the call that ended its link";
+    // The link made afterwards reads the history as before.
+    node.runOnLoop([&](App& app) {
+        std::string error;
+        EXPECT_TRUE(app.tryConnectPubSub(options, {}, error)) << error;
+    });
+    const HistoryCopy after = node.read("chat", "", 0);
+    EXPECT_EQ(after.error, "");
+    ASSERT_EQ(after.messages.size(), 1u);
+    EXPECT_EQ(readStamp(after.messages[0]).message, "before");
 }
 
 // The figures of the closing note: what a subscriber on another App misses of a stream when Redis restarts in its

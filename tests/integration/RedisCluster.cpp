@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace loopwire::test {
 
@@ -68,12 +70,40 @@ std::string RedisCluster::idOf(int i) {
 
 bool RedisCluster::moveSlot(std::uint16_t slot, int to) {
     const int from = ownerOf(slot);
+    return beginMove(slot, to) && finishMove(slot, from, to);
+}
+
+bool RedisCluster::beginMove(std::uint16_t slot, int to) {
+    const int from = ownerOf(slot);
     if (from < 0 || from == to) return false;
     const std::string number = std::to_string(slot);
     bool agreed = node(to).command({"CLUSTER", "SETSLOT", number, "IMPORTING", idOf(from)}) == "+OK\r\n";
     agreed = agreed && node(from).command({"CLUSTER", "SETSLOT", number, "MIGRATING", idOf(to)}) == "+OK\r\n";
+    while (agreed) {
+        const std::string reply = node(from).command({"CLUSTER", "GETKEYSINSLOT", number, "100"});
+        resp::RespReader reader(reply);
+        resp::RespValue keys;
+        if (!reader.next(keys) || keys.type != resp::RespType::Array) return false;
+        if (keys.integer == 0) break;
+        // MIGRATE host port "" 0 timeout KEYS key...
+        std::vector<std::string> arguments{"MIGRATE", "127.0.0.1", std::to_string(node(to).port()), "", "0",
+                                           "5000",    "KEYS"};
+        resp::RespReader each = keys.elements();
+        resp::RespValue key;
+        while (each.next(key))
+            arguments.emplace_back(key.text);
+        std::string command = "*" + std::to_string(arguments.size()) + "\r\n";
+        for (const std::string& argument : arguments)
+            command += "$" + std::to_string(argument.size()) + "\r\n" + argument + "\r\n";
+        agreed = node(from).command(command) == "+OK\r\n";
+    }
+    return agreed;
+}
+
+bool RedisCluster::finishMove(std::uint16_t slot, int from, int to) {
+    const std::string number = std::to_string(slot);
     // The new owner first, then the old one, then the rest, as redis-cli --cluster reshard does.
-    agreed = agreed && node(to).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
+    bool agreed = node(to).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
     agreed = agreed && node(from).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
     for (int i = 0; i < kNodes; ++i) {
         if (i != to && i != from)

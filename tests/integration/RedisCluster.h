@@ -23,9 +23,14 @@ public:
     // The node that owns slot now, as node i's CLUSTER SLOTS says.
     int ownerOf(std::uint16_t slot, int asked = 0);
     std::string idOf(int i);
-    // Moves slot from its owner to node `to`, the way a resharding does (IMPORTING, MIGRATING, then NODE on every
-    // node); there are no keys to move. Returns whether every node agreed.
+    // Moves slot from its owner to node `to`, the way a resharding does (beginMove, then finishMove). Returns
+    // whether every node agreed.
     bool moveSlot(std::uint16_t slot, int to);
+    // The first half: IMPORTING on `to`, MIGRATING on the owner, and the slot's keys MIGRATEd to `to`; the owner
+    // then answers ASK for them.
+    bool beginMove(std::uint16_t slot, int to);
+    // The second half: NODE on every node (`to` first, then the old owner `from`), which then answers MOVED.
+    bool finishMove(std::uint16_t slot, int from, int to);
 
 private:
     std::array<std::unique_ptr<RedisServer>, kNodes> nodes_;

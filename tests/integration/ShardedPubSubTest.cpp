@@ -4,6 +4,7 @@
 #include "Fixture.h"
 #include "broker/BrokerEnvelope.h"
 #include "broker/RedisClusterBroker.h"
+#include "broker/RedisHistoryRead.h"
 #include "broker/RedisSlot.h"
 #include "broker/RespFramer.h"
 #include "broker/RespReader.h"
@@ -18,6 +19,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <cstdio>
 #include <regex>
@@ -37,6 +39,12 @@ using websocket::EventLog;
 constexpr std::string_view kPrefix = "loopwire:";
 
 struct Nothing {};
+
+// What a history read answered, copied off the loop: its error, or its messages without their stamps.
+struct ReadResult {
+    std::string error;
+    std::vector<std::string> messages;
+};
 
 // An App, linked in sharded mode to url, whose WebSockets on /ws subscribe to every topic of `topics`; a message
 // "topic|text" a socket sends is published, whole, to topic.
@@ -84,6 +92,24 @@ public:
         auto response = client->handshake("/ws");
         EXPECT_TRUE(response && response->status == 101);
         return client;
+    }
+    // topic's whole history (the options must give it one).
+    ReadResult read(const std::string& topic) {
+        auto promise = std::make_shared<std::promise<ReadResult>>();
+        std::future<ReadResult> answer = promise->get_future();
+        server_->runOnLoop([&](App& app) {
+            EXPECT_TRUE(app.getHistory(topic, PubSubPosition{}, [promise](const PubSubHistory& history) {
+                ReadResult result;
+                result.error = history.error;
+                for (std::size_t i = 0; i < history.messageCount; ++i) {
+                    const std::string_view stamped = history.messages[i].message;
+                    result.messages.emplace_back(stamped.substr(stamped.find(':', stamped.find(':') + 1) + 1));
+                }
+                promise->set_value(std::move(result));
+            }));
+        });
+        EXPECT_EQ(answer.wait_for(15s), std::future_status::ready);
+        return answer.get();
     }
 
     EventLog log;
@@ -536,6 +562,122 @@ TEST_P(ShardedPubSub, KeepsOrderWhileInFlightPublishesAreRedirected) {
     EXPECT_EQ(atNewOwner, expected);
     EXPECT_EQ(node.stats().dropped, 0u);
     EXPECT_EQ(node.stats().queuedMessages, 0u);
+}
+
+// A history read whose slot moves: answered ASK by the old owner while the slot's keys are being moved (and sent
+// again, after ASKING, to the new one), then MOVED once it has moved; both times it gets the whole history, as a
+// read made before the move did.
+TEST_P(ShardedPubSub, FollowsAHistoryReadWhereItsSlotMoves) {
+    RedisCluster cluster;
+    ASSERT_TRUE(cluster.ready());
+    const std::string topic = "kept";
+    const std::uint16_t slot = broker::RedisSlot::of(kPrefix, topic);
+    const int from = cluster.ownerOf(slot);
+    ASSERT_GE(from, 0);
+    const int to = (from + 1) % 3;
+    PubSubOptions options;
+    options.history.size = 10;
+    options.history.ttlSeconds = 600;
+    // No socket subscribes: nothing but the reads' replies tells the App that the slot moved.
+    TopicNode node(backend(), cluster.node(from).url(), {}, options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    std::this_thread::sleep_for(100ms);  // the slot map is in
+    const std::vector<std::string> expected{"one", "two", "three"};
+    for (const std::string& message : expected)
+        node.publish(topic, message);
+    const ReadResult before = node.read(topic);
+    EXPECT_EQ(before.error, "");
+    EXPECT_EQ(before.messages, expected);
+    ASSERT_EQ(rejectedCalls(cluster.node(from), "evalsha"), 0);
+
+    ASSERT_TRUE(cluster.beginMove(slot, to));
+    const ReadResult asked = node.read(topic);
+    EXPECT_EQ(asked.error, "");
+    EXPECT_EQ(asked.messages, expected);
+    EXPECT_EQ(rejectedCalls(cluster.node(from), "evalsha"), 1) << "not answered ASK by the old owner";
+    EXPECT_GE(calls(cluster.node(to), "asking"), 1);
+
+    ASSERT_TRUE(cluster.finishMove(slot, from, to));
+    const ReadResult moved = node.read(topic);
+    EXPECT_EQ(moved.error, "");
+    EXPECT_EQ(moved.messages, expected);
+    EXPECT_EQ(rejectedCalls(cluster.node(from), "evalsha"), 2) << "not answered MOVED by the old owner";
+    for (const std::string& event : node.log.events())
+        EXPECT_EQ(event, "ready");
+}
+
+// Nodes that send a read back and forth (here one that names itself) end it after RedisHistoryRead::kMaxRedirects
+// redirections, with the last reply's error, and the link goes on.
+TEST_P(ShardedPubSub, EndsAHistoryReadRedirectedTooManyTimes) {
+    std::atomic<int> reads{0};
+    int port = 0;
+    FakeNode fake([&](const std::vector<std::string>& arguments) -> std::string {
+        if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+        if (arguments[0] == "CLUSTER") return everySlotTo(port);
+        if (arguments[0] == "EVALSHA") {
+            ++reads;
+            return "-MOVED " + std::to_string(broker::RedisSlot::of(kPrefix, "kept")) +
+                   " 127.0.0.1:" + std::to_string(port) + "\r\n";
+        }
+        return "+PONG\r\n";
+    });
+    port = fake.port();
+    PubSubOptions options;
+    options.history.size = 10;
+    TopicNode node(backend(), fake.url(), {}, options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    const ReadResult result = node.read("kept");
+    EXPECT_EQ(result.error, "MOVED");
+    EXPECT_EQ(reads.load(), 1 + broker::RedisHistoryRead::kMaxRedirects);
+    EXPECT_TRUE(result.messages.empty());
+}
+
+// A read on the link of a master that the next slot map no longer names (here one that never answers: nothing
+// listens on its port) is not lost with that link: it goes to the slot's owner in the new map.
+TEST_P(ShardedPubSub, HandsTheReadsOfARetiredLinkToTheSlotsNewOwner) {
+    std::atomic<int> maps{0};
+    std::atomic<int> reads{0};
+    std::atomic<bool> readMade{false};
+    int port = 0;
+    FakeNode fake([&](const std::vector<std::string>& arguments) -> std::string {
+        if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+        if (arguments[0] == "CLUSTER") {
+            if (maps++ == 0) return everySlotTo(1);
+            // The second map, once the read waits on the link to port 1: every slot is this node's.
+            const auto deadline = std::chrono::steady_clock::now() + 5s;
+            while (!readMade.load() && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(1ms);
+            return everySlotTo(port);
+        }
+        if (arguments[0] == "EVALSHA") {
+            ++reads;
+            const std::string& id = arguments[6];
+            return "*5\r\n$16\r\nloopwire:history\r\n$" + std::to_string(id.size()) + "\r\n" + id +
+                   "\r\n$0\r\n\r\n$1\r\n0\r\n*0\r\n";
+        }
+        return "+PONG\r\n";
+    });
+    port = fake.port();
+    PubSubOptions options;
+    options.history.size = 10;
+    options.reconnectMinDelayMs = 10;
+    options.reconnectMaxDelayMs = 50;
+    TopicNode node(backend(), fake.url(), {}, options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (maps.load() == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(50ms);  // the first map's reply is in
+    std::thread release([&] {
+        std::this_thread::sleep_for(50ms);
+        readMade = true;
+    });
+    const ReadResult result = node.read("kept");
+    release.join();
+    EXPECT_EQ(result.error, "") << "the read went down with its link";
+    EXPECT_TRUE(result.messages.empty());
+    EXPECT_EQ(reads.load(), 1);
+    EXPECT_GE(maps.load(), 2);
 }
 
 }  // namespace

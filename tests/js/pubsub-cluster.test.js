@@ -382,6 +382,27 @@ test('history options and getHistory check their arguments', async (t) => {
   assert.equal((await getHistory(app, 'room/1', null)).epoch, '');
 });
 
+test('a read still waiting when its link is ended gets DISCONNECTED, after the call that ended it', async (t) => {
+  const redis = await startRedis(t);
+  const app = uWS.App();
+  t.after(() => app.close());
+  const connect = () => new Promise((resolve) => {
+    app.connectPubSub(redis.url, { history: { size: 5 }, ready: () => resolve() });
+  });
+  await connect();
+  const order = [];
+  app.getHistory('chat', null, (error) => order.push(`first ${error && error.code}`));
+  app.connectPubSub(redis.url, { history: { size: 5 } });
+  app.getHistory('chat', null, (error) => order.push(`second ${error && error.code}`));
+  app.disconnectPubSub();
+  order.push('returned');
+  const deadline = Date.now() + 2000;
+  while (order.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(order, ['returned', 'first DISCONNECTED', 'second DISCONNECTED']);
+  await connect();
+  assert.equal((await getHistory(app, 'chat', null)).epoch, '', 'the next link reads as before');
+});
+
 test('a process whose App was linked ends by itself once the App is closed', async (t) => {
   const redis = await startRedis(t);
   const script = `

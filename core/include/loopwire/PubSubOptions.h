@@ -94,8 +94,8 @@ struct PubSubHistoryMessage {
 struct PubSubHistory {
     // Empty when the read succeeded; else a code as in PubSubEvent ("ETIMEDOUT": no answer within
     // PubSubHistoryOptions::kReadTimeoutMs; "NOHISTORY": the App's options give this topic no history;
-    // "PROTOCOL": the reply is not the read script's; or Redis's error code) and a message for people. A read still
-    // waiting when the link is disconnected is dropped, its handler not called.
+    // "PROTOCOL": the reply is not the read script's; "DISCONNECTED": the App disconnected its pub/sub (or
+    // connected it again) before the answer came; or Redis's error code) and a message for people.
     std::string_view error;
     std::string_view errorMessage;
     // The topic's position now: its epoch ("" when it has no history yet) and the offset of its last message.
