@@ -316,13 +316,8 @@ void RedisBroker::becomeReady() {
     failedAttempts_ = 0;
     heardSinceTick_ = true;
     pingOutstanding_ = false;
-    if (options_.history.size > 0) {
-        // Before anything that runs them. The replies say only the SHA-1 that is already known here.
-        for (const std::string_view script : {RedisHistory::publishScript(), RedisHistory::readScript()}) {
-            resp::RespWriter::appendCommand(out_, {"SCRIPT", "LOAD", script});
-            if (shard_ != nullptr) expect(Awaiting::Script);
-        }
-    }
+    // Before anything that runs them.
+    if (options_.history.size > 0) appendScriptLoads();
     appendSubscriptions(true);
     // What was published while the link was away follows the subscriptions, in the order it was published.
     if (shard_ == nullptr) {
@@ -347,6 +342,27 @@ void RedisBroker::becomeReady() {
     report(PubSubEventKind::Ready, "", describe("connected"));
     writeOut();
     if (shard_ != nullptr && status_ == Status::Ready) shard_->onLinkReady(*this);
+}
+
+// The replies say only the SHA-1s that are already known here; the read script's, last, ends a reload.
+void RedisBroker::appendScriptLoads() {
+    for (const std::string_view script : {RedisHistory::publishScript(), RedisHistory::readScript()}) {
+        resp::RespWriter::appendCommand(out_, {"SCRIPT", "LOAD", script});
+        if (shard_ != nullptr) expect(Awaiting::Script);
+    }
+}
+
+// Redis has lost the scripts while connected (an operator's SCRIPT FLUSH, or a node that took the slot without
+// them): they are loaded again at once, once until that load is answered, and every read not answered yet is sent
+// again after them (a read refused NOSCRIPT is waiting; one answered twice takes the first answer). A publish
+// refused NOSCRIPT is lost, counted in errors and reported as any refusal.
+void RedisBroker::reloadScripts() {
+    if (reloadingScripts_ || status_ != Status::Ready || options_.history.size == 0) return;
+    reloadingScripts_ = true;
+    appendScriptLoads();
+    for (RedisHistoryRead& read : reads_)
+        read.sent = false;
+    loop_.requestFlush(*this);
 }
 
 void RedisBroker::onTimer() {
@@ -417,6 +433,7 @@ void RedisBroker::closeConnection() noexcept {
     watchingWritable_ = false;
     tls_.reset();
     helloSent_ = false;
+    reloadingScripts_ = false;  // the next connection loads them first
     requeueUnsent();
     in_.clear();
     if (in_.capacity() > kMaxRetainedBufferBytes) in_.release();
@@ -811,6 +828,8 @@ void RedisBroker::handleReply(std::string_view reply) {
                          value.type == resp::RespType::Map);
         return;
     }
+    // In-band replies come in order: every NOSCRIPT of a command sent before the reload has come before this.
+    if (reloadingScripts_ && value.isString() && value.text == readScriptSha()) reloadingScripts_ = false;
     if (shard_ != nullptr && frontPending() != nullptr) {
         handleShardedReply(value);
         return;
@@ -823,6 +842,7 @@ void RedisBroker::handleReply(std::string_view reply) {
 }
 
 void RedisBroker::reportRefusal(std::string_view error) {
+    if (errorCode(error) == "NOSCRIPT") reloadScripts();
     ++stats_.errors;
     const std::uint64_t now = loop_.nowMs();
     if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
@@ -1001,6 +1021,10 @@ void RedisBroker::handleShardedReply(const resp::RespValue& value) {
             popPending();
             if (!value.isError()) {
                 handleReadReply(value);
+                return;
+            }
+            if (errorCode(value.text) == "NOSCRIPT") {
+                reloadScripts();  // the read waits, sent again after the scripts
                 return;
             }
             for (std::size_t i = 0; i < reads_.size(); ++i) {

@@ -195,6 +195,10 @@ private:
     // subscribe sees everything the subscription does not).
     void appendReads();
     void handleReadReply(const resp::RespValue& value);
+    // SCRIPT LOAD of both history scripts, into out_.
+    void appendScriptLoads();
+    // See the .cpp: after a NOSCRIPT reply.
+    void reloadScripts();
     // A sharded read answered MOVED or ASK: handed to the owner to send where the reply points, or ended with the
     // reply's error past RedisHistoryRead::kMaxRedirects.
     void redirectRead(std::size_t at, const RedisRedirection& redirection, std::string_view error);
@@ -269,7 +273,8 @@ private:
     std::vector<RedisHistoryRead> reads_;
     std::vector<AnsweredRead> answered_;
     std::uint32_t nextReadId_ = 1;
-    Timer readTimer_;  // while reads_ is not empty: their deadlines
+    bool reloadingScripts_ = false;  // SCRIPT LOAD sent after a NOSCRIPT, not answered yet
+    Timer readTimer_;                // while reads_ is not empty: their deadlines
 };
 
 }  // namespace loopwire::broker

@@ -318,6 +318,34 @@ TEST_P(PubSubHistory, EndsTheReadsOfALinkTheApplicationEndsWithDisconnected) {
     EXPECT_EQ(readStamp(after.messages[0]).message, "before");
 }
 
+// Redis loses the scripts while the link is up (an operator's SCRIPT FLUSH): the publish refused NOSCRIPT is lost
+// and reported, the link loads them again at once, and what comes after it is kept; a read refused NOSCRIPT is sent
+// again after the reload and answered.
+TEST_P(PubSubHistory, LoadsItsScriptsAgainWhenRedisLosesThem) {
+    RedisServer redis;
+    Node node(backend(), redis.url(), withHistory(10));
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    node.publish("one");
+    ASSERT_EQ(node.read("chat", "", 0).messages.size(), 1u);
+
+    ASSERT_EQ(redis.command({"SCRIPT", "FLUSH"}), "+OK\r\n");
+    node.publish("lost");
+    ASSERT_TRUE(node.log.waitFor("NOSCRIPT")) << "the refused publish was not reported";
+    node.publish("two");
+    const HistoryCopy published = node.read("chat", "", 0);
+    EXPECT_EQ(published.error, "");
+    ASSERT_EQ(published.messages.size(), 2u);
+    EXPECT_EQ(readStamp(published.messages[0]).message, "one");
+    EXPECT_EQ(readStamp(published.messages[1]).message, "two");
+
+    ASSERT_EQ(redis.command({"SCRIPT", "FLUSH"}), "+OK\r\n");
+    const auto started = std::chrono::steady_clock::now();
+    const HistoryCopy read = node.read("chat", "", 0);
+    EXPECT_EQ(read.error, "") << "the read refused NOSCRIPT was not sent again";
+    EXPECT_EQ(read.messages.size(), 2u);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2s) << "answered by its timeout, not by Redis";
+}
+
 // The figures of the closing note: what a subscriber on another App misses of a stream when Redis restarts in its
 // middle (with its data kept: appendonly), live and after one read of the history from its last position.
 TEST_P(PubSubHistory, GivesBackWhatARedisRestartMidStreamLost) {

@@ -680,5 +680,31 @@ TEST_P(ShardedPubSub, HandsTheReadsOfARetiredLinkToTheSlotsNewOwner) {
     EXPECT_GE(maps.load(), 2);
 }
 
+// The sharded link's side of a node that loses the scripts (SCRIPT FLUSH): a read refused NOSCRIPT waits for the
+// scripts to be loaded again and is answered; a publish refused NOSCRIPT is reported, and the next one is kept.
+TEST_P(ShardedPubSub, LoadsItsScriptsAgainWhenANodeLosesThem) {
+    RedisServer redis;
+    PubSubOptions options;
+    options.history.size = 10;
+    TopicNode node(backend(), redis.url(), {}, options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    node.publish("kept", "one");
+    ASSERT_EQ(node.read("kept").messages, std::vector<std::string>{"one"});
+
+    ASSERT_EQ(redis.command({"SCRIPT", "FLUSH"}), "+OK\r\n");
+    const auto started = std::chrono::steady_clock::now();
+    const ReadResult read = node.read("kept");
+    EXPECT_EQ(read.error, "");
+    EXPECT_EQ(read.messages, std::vector<std::string>{"one"});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2s) << "answered by its timeout, not by Redis";
+
+    ASSERT_EQ(redis.command({"SCRIPT", "FLUSH"}), "+OK\r\n");
+    node.publish("kept", "lost");
+    ASSERT_TRUE(node.log.waitFor("event:NOSCRIPT"));
+    node.publish("kept", "two");
+    EXPECT_EQ(node.read("kept").messages, (std::vector<std::string>{"one", "two"}));
+    EXPECT_GE(node.stats().errors, 1u);
+}
+
 }  // namespace
 }  // namespace loopwire::test
