@@ -12,21 +12,39 @@ namespace loopwire::test {
 
 using namespace std::chrono_literals;
 
-RedisCluster::RedisCluster() {
-    // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
-    for (auto& node : nodes_)
-        node = std::make_unique<RedisServer>(
-            std::vector<std::string>{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                     "--cluster-port", std::to_string(RedisServer::freePort())});
+RedisCluster::RedisCluster(bool withReplicas) {
+    for (int i = 0; i < (withReplicas ? 2 : 1) * kMasters; ++i) {
+        // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
+        std::vector<std::string> arguments{"--cluster-enabled",     "yes",
+                                           "--cluster-config-file", "nodes.conf",
+                                           "--cluster-port",        std::to_string(RedisServer::freePort())};
+        if (withReplicas) {
+            arguments.insert(arguments.end(), {"--cluster-node-timeout", std::to_string(kFailoverNodeTimeoutMs)});
+        }
+        nodes_.push_back(std::make_unique<RedisServer>(std::move(arguments)));
+    }
     std::string create = "redis-cli --cluster create";
     for (auto& node : nodes_)
         create += " 127.0.0.1:" + std::to_string(node->port());
-    create += " --cluster-replicas 0 --cluster-yes >/dev/null 2>&1";
+    create += withReplicas ? " --cluster-replicas 1" : " --cluster-replicas 0";
+    create += " --cluster-yes >/dev/null 2>&1";
     created_ = std::system(create.c_str()) == 0;
     // Every node must see the whole cluster before it routes anything.
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     for (auto& node : nodes_) {
         while (node->command({"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                created_ = false;
+                return;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+        // A replica can take over only once it has its master's data.
+        for (;;) {
+            const std::string replication = node->command({"INFO", "replication"});
+            if (replication.find("role:slave") == std::string::npos ||
+                replication.find("master_link_status:up") != std::string::npos)
+                break;
             if (std::chrono::steady_clock::now() > deadline) {
                 created_ = false;
                 return;
@@ -54,7 +72,7 @@ int RedisCluster::ownerOf(std::uint16_t slot, int asked) {
         resp::RespValue host;
         resp::RespValue port;
         if (!address.next(host) || !address.next(port)) return -1;
-        for (int i = 0; i < kNodes; ++i) {
+        for (int i = 0; i < nodeCount(); ++i) {
             if (node(i).port() == port.integer) return i;
         }
     }
@@ -105,7 +123,7 @@ bool RedisCluster::finishMove(std::uint16_t slot, int from, int to) {
     // The new owner first, then the old one, then the rest, as redis-cli --cluster reshard does.
     bool agreed = node(to).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
     agreed = agreed && node(from).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
-    for (int i = 0; i < kNodes; ++i) {
+    for (int i = 0; i < nodeCount(); ++i) {
         if (i != to && i != from)
             agreed = agreed && node(i).command({"CLUSTER", "SETSLOT", number, "NODE", idOf(to)}) == "+OK\r\n";
     }

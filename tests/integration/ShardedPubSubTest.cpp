@@ -458,6 +458,67 @@ TEST_P(ShardedPubSub, RidesOutARestartOfTheTopicsMaster) {
 
 // A node whose slot map names more masters than kMaxLinks, among entries that are not masters at all: the App links
 // to kMaxLinks of them (the seed included), skips the malformed entries, and goes on serving.
+// The topic's master killed in the middle of a stream, on a cluster with a replica per master: the cluster fails
+// the slot over to the replica, and both Apps follow it there (the publisher's messages queued meanwhile included),
+// without a restart of the dead node; what arrives arrives in order and once.
+TEST_P(ShardedPubSub, FollowsAFailoverToTheReplicaOfTheTopicsMaster) {
+    RedisCluster cluster(true);
+    ASSERT_TRUE(cluster.ready());
+    const std::string topic = "failing";
+    const std::uint16_t slot = broker::RedisSlot::of(kPrefix, topic);
+    const int master = cluster.ownerOf(slot);
+    ASSERT_GE(master, 0);
+    std::vector<int> others;  // the masters other than the topic's
+    for (int i = 0; i < cluster.nodeCount(); ++i) {
+        if (i != master && cluster.node(i).command({"ROLE"}).find("master") != std::string::npos) others.push_back(i);
+    }
+    ASSERT_EQ(others.size(), 2u);
+    PubSubOptions quick;
+    quick.reconnectMinDelayMs = 10;
+    quick.reconnectMaxDelayMs = 50;
+    TopicNode publisher(backend(), cluster.node(others[0]).url(), {}, quick);
+    TopicNode subscriber(backend(), cluster.node(others[1]).url(), {topic}, quick);
+    ASSERT_TRUE(publisher.log.waitFor("ready"));
+    ASSERT_TRUE(subscriber.log.waitFor("ready"));
+    auto remote = subscriber.connect();
+    std::vector<RedisServer*> live;
+    std::vector<int> liveIndex;
+    for (int i = 0; i < cluster.nodeCount(); ++i) {
+        if (i == master) continue;
+        live.push_back(&cluster.node(i));
+        liveIndex.push_back(i);
+    }
+    ASSERT_TRUE(waitForPlacement(std::vector<RedisServer*>{&cluster.node(master)}, std::string(kPrefix) + topic, {1}));
+
+    int promoted = -1;
+    streamWhile(publisher, topic, [&] {
+        cluster.node(master).stop();
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const int owner = cluster.ownerOf(slot, others[0]);
+            if (owner >= 0 && owner != master) {
+                promoted = owner;
+                return;
+            }
+            std::this_thread::sleep_for(50ms);
+        }
+    });
+    ASSERT_GE(promoted, 0) << "the cluster did not fail the slot over";
+    std::vector<int> placed;
+    for (const int index : liveIndex)
+        placed.push_back(index == promoted ? 1 : 0);
+    ASSERT_TRUE(waitForPlacement(live, std::string(kPrefix) + topic, placed)) << "not subscribed at the replica";
+    EXPECT_GT(receiveStream(publisher, *remote, topic, "the topic's master failed over mid-stream"), 0);
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (publisher.stats().state != PubSubState::Ready && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(publisher.stats().state, PubSubState::Ready) << "the link to the dead master was not retired";
+    EXPECT_EQ(subscriber.stats().state, PubSubState::Ready);
+    // What the subscriber missed was published before its App had subscribed at the replica: none was dropped.
+    EXPECT_EQ(publisher.stats().dropped, 0u);
+    EXPECT_EQ(publisher.stats().queuedMessages, 0u);
+}
+
 TEST_P(ShardedPubSub, LinksToAtMostItsLimitOfMastersAndSkipsMalformedSlotMapEntries) {
     constexpr int kMasters = static_cast<int>(broker::RedisClusterBroker::kMaxLinks) + 44;
     std::string map = "*" + std::to_string(kMasters + 5) + "\r\n";
