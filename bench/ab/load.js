@@ -31,6 +31,7 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
       args.push('--split-url', `${request.tls ? 'wss' : 'ws'}://127.0.0.1:${splitPort}${request.path}`);
     }
     if (request.settleMs) args.push('--settle', String(request.settleMs));
+    if (request.stamped) args.push('--stamped');
     args.push(`${request.tls ? 'wss' : 'ws'}://127.0.0.1:${port}${request.path}`);
     return args;
   }

@@ -26,6 +26,10 @@
 // 42["m","<payload>"] (text), the payload with its counter inside; the server emits it to the room unchanged, so
 // a subscriber compares the whole packet as it compares a plain message.
 //
+// Stamped (config.stamped): the server puts "<epoch>:<offset>:" in front of each message, as loopwire does on a
+// topic with history; a subscriber takes the stamp off before comparing the message, and the offsets it receives
+// must increase (a stamp that is not one, or an offset not above the last, is a verify error).
+//
 // Errors. A message that is missing (a later one came first), a duplicate, or one whose size, opcode or bytes
 // differ is a verify error; a data message to the publisher is a protocol error; a subscriber that has not
 // received a message --timeout after it was published is a timeout and is reconnected.
@@ -70,6 +74,7 @@ struct FanoutWorkerConfig {
     // subscription reached the broker never reaches them (Redis's pub/sub keeps nothing).
     std::int64_t settleNs = 0;
     bool socketIo = false;            // speak socket.io (see above); text must be set
+    bool stamped = false;             // messages come stamped with their position (see above); not with socketIo
     const TlsContext* tls = nullptr;  // wss://: the TLS settings; outlives the worker. nullptr: ws://
     RunPlan plan;
 };
@@ -99,6 +104,8 @@ public:
     // The counter: kCounterBytes lower-case hex digits, least significant first (ASCII, so text messages stay
     // valid UTF-8).
     static constexpr std::size_t kCounterBytes = 8;
+    // Bytes of a stamp at most (a 16-character epoch, 20 digits, two colons, and room to spare).
+    static constexpr std::size_t kMaxStampBytes = 64;
 
 private:
     // Connecting covers the TCP connect and, with TLS, the TLS handshake; Handshake is the WebSocket upgrade.
@@ -122,6 +129,10 @@ private:
         std::uint64_t firstCounted = 0;            // subscriber: messages below this were published before it joined
         std::uint64_t received = 0;                // subscriber: payload bytes of the message being received
         std::uint8_t counter[kCounterBytes] = {};  // subscriber: the counter bytes of the message being received
+        std::uint8_t stampColons = 0;              // stamped: of the message being received, seen so far (2: done)
+        std::uint8_t stampBytes = 0;               // stamped: bytes of its stamp so far
+        std::uint64_t stampOffset = 0;             // stamped: its offset, as read so far
+        std::uint64_t lastStampOffset = 0;         // stamped: of the last message received
         WsClientState ws;                          // handshake, waiting control frame, parser, mask
         TlsSession tls;                            // active on a wss:// connection once its TCP connect completed
     };
@@ -145,6 +156,8 @@ private:
     bool onHandshakeData(Connection& c, std::string_view data, std::int64_t now);
     bool onFrameData(Connection& c, std::string_view data, std::int64_t now);
     void verifyPiece(Connection& c, std::string_view piece) noexcept;
+    // stamped: reads what piece holds of the message's stamp; returns the rest.
+    static std::string_view takeStamp(Connection& c, std::string_view piece) noexcept;
     // Open and, with socket.io, connected to the namespace: ready to publish, or to be admitted.
     bool joined(const Connection& c) const noexcept {
         return c.state == State::Open && (!config_.socketIo || c.connected);

@@ -126,6 +126,8 @@ fanout options:
                         path): answer engine.io's open packet with a connect ("40") and its pings ("2") with
                         pongs, join once connected, and send each message as the event "m" ('42["m","<text>"]',
                         the text messages of -s bytes inside), which the server emits to the subscribers' room
+      --stamped         each message comes with "<epoch>:<offset>:" in front (loopwire's pub/sub history): it is
+                        taken off before the message is compared, and the offsets must increase
 
 http, ws: each connection sends its next request (or batch of --pipeline requests; ws: message) when the
 previous one has been answered in full. Every response is parsed; every echo is compared with the message sent.
@@ -297,6 +299,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             settleGiven = true;
         } else if (flag("", "--socket-io")) {
             o.socketIo = true;
+        } else if (flag("", "--stamped")) {
+            o.stamped = true;
         } else if (flag("", "--split-url")) {
             if (!next(v)) return fail("--split-url takes a ws:// URL");
             o.splitUrl = std::string(v);
@@ -321,6 +325,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return fail("lwload fanout takes a ws:// or wss:// URL");
     }
     if (settleGiven && o.mode != LoadMode::Fanout) return fail("--settle is for fanout");
+    if (o.stamped && o.mode != LoadMode::Fanout) return fail("--stamped is for fanout");
+    if (o.stamped && o.socketIo) return fail("--stamped is loopwire's history, not socket.io's");
     if (o.socketIo) {
         if (o.mode != LoadMode::Fanout) return fail("--socket-io is for fanout");
         // An event's argument is text: socket.io sends a binary one as a frame of its own after the event's.

@@ -49,6 +49,8 @@ struct LoadOptions {
     std::uint32_t window = 8;
     // Fanout: --socket-io, speak socket.io (engine.io 4) on every connection (text messages).
     bool socketIo = false;
+    // Fanout: --stamped, each message comes with "<epoch>:<offset>:" in front (loopwire's history).
+    bool stamped = false;
     // Fanout: --settle, milliseconds between every subscriber having joined and the first message.
     std::uint32_t settleMs = 0;
     // Fanout: --split-url, a second server for every other subscriber (a cluster's second node); empty: none.

@@ -222,6 +222,7 @@ int main(int argc, char** argv) {
         config.window = options.window;
         config.settleNs = std::int64_t{options.settleMs} * 1'000'000;
         config.socketIo = options.socketIo;
+        config.stamped = options.stamped;
         config.tls = tls.get();
         config.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
         config.plan = plan;

@@ -109,10 +109,12 @@ const fanoutServers = () => ({
 // cluster/*: how long lwload waits after its subscribers have joined before publishing (lwload --settle), so that
 // both nodes' SUBSCRIBE has reached Redis (a message published before that never reaches a node: at most once).
 const CLUSTER_SETTLE_MS = 250;
+// cluster/fanout-history: the messages its topic keeps.
+const CLUSTER_HISTORY_SIZE = 100;
 
 // The servers of cluster/fanout: two nodes of the ws/fanout server sharing one Redis, started by the launcher.
-const clusterServer = (node, module) => ({
-  command: ['{node}', '{root}/bench/scenarios/js/cluster/launcher.js', '--node', node, '--module', module],
+const clusterServer = (node, module, extra = []) => ({
+  command: ['{node}', '{root}/bench/scenarios/js/cluster/launcher.js', '--node', node, '--module', module, ...extra],
   requires: module,
 });
 // socket.io's cluster node: lwload speaks engine.io and socket.io to it on its own path, and each message travels
@@ -250,6 +252,20 @@ const SCENARIOS = [
       'loopwire-js': clusterServer('loopwire-node.js', '{root}'),
       uws: clusterServer('uws-glue-node.js', '{uws}'),
       socketio: socketIoClusterServer(),
+    },
+  },
+  {
+    // cluster/fanout on a topic with history (loopwire's alone): every publish is the history script's EVALSHA
+    // (numbered, kept in a Redis Stream of 100, published stamped), every delivery comes back from Redis, the
+    // publisher's node included, and lwload takes the stamp off each message and checks that offsets increase.
+    name: 'cluster/fanout-history',
+    request: { mode: 'fanout', path: '/', messageBytes: 20, window: 8, split: true, settleMs: CLUSTER_SETTLE_MS,
+      stamped: true },
+    connections: FANOUT_SUBSCRIBERS,
+    unit: 'delivery',
+    joinSeconds: 2,
+    servers: {
+      'loopwire-js': clusterServer('loopwire-node.js', '{root}', ['--history', String(CLUSTER_HISTORY_SIZE)]),
     },
   },
 ].map((scenario) => ({

@@ -21,6 +21,10 @@ struct FanoutScript {
     bool pingFirst = false;  // send each subscriber a ping before each message
     bool echoToPublisher = false;
     bool socketIo = false;
+    // Each message to subscribers gets "<epoch>:<offset>:" in front, as loopwire's history does; a stampOffsetStep
+    // of 0 repeats the offset.
+    bool stamp = false;
+    int stampOffsetStep = 1;
     std::atomic<int> published{0};
     std::atomic<int> pongs{0};
     std::atomic<int> namespaceConnects{0};  // socketIo: "40" packets received
@@ -74,7 +78,11 @@ inline LoopbackServer::Handler fanoutServer(FanoutScript& script) {
             if (opcode != 1 && opcode != 2) continue;
             if (script.socketIo && !payload.starts_with(R"(42["m",")")) ++script.notEvents;
             const int n = ++script.published;
+            const std::string stamp =
+                script.stamp ? "0f1e2d3c4b5a6978:" + std::to_string(1 + (n - 1) * script.stampOffsetStep) + ":" : "";
             const std::string frame = serverFrame(static_cast<std::uint8_t>(0x80 | opcode), payload);
+            const std::string toSubscribers =
+                script.stamp ? serverFrame(static_cast<std::uint8_t>(0x80 | opcode), stamp + payload) : frame;
             if (script.echoToPublisher && !LoopbackServer::writeAll(fd, frame)) return;
             std::lock_guard<std::mutex> lock(script.mutex);
             for (std::size_t i = 0; i < script.subscribers.size(); ++i) {
@@ -83,7 +91,7 @@ inline LoopbackServer::Handler fanoutServer(FanoutScript& script) {
                     LoopbackServer::writeAll(script.subscribers[i], script.socketIo ? serverFrame(0x81, "2")
                                                                                     : serverFrame(0x89, "still there"));
                 }
-                LoopbackServer::writeAll(script.subscribers[i], frame);
+                LoopbackServer::writeAll(script.subscribers[i], toSubscribers);
             }
         }
     };

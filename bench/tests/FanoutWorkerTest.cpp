@@ -25,8 +25,8 @@ struct RunResult {
 };
 
 RunResult runFanout(std::uint16_t port, std::uint32_t subscribers, std::uint64_t budget, double seconds = 5.0,
-                    std::uint32_t window = 8, std::uint64_t messageBytes = 20, bool text = false,
-                    bool socketIo = false) {
+                    std::uint32_t window = 8, std::uint64_t messageBytes = 20, bool text = false, bool socketIo = false,
+                    bool stamped = false) {
     static std::atomic<bool> stop{false};
     TargetUrl url;
     std::string error;
@@ -43,6 +43,7 @@ RunResult runFanout(std::uint16_t port, std::uint32_t subscribers, std::uint64_t
     config.messageBytes = messageBytes;
     config.text = text;
     config.socketIo = socketIo;
+    config.stamped = stamped;
     config.subscribers = subscribers;
     config.window = window;
     config.seed = 11;
@@ -109,6 +110,31 @@ TEST(FanoutWorker, SpeaksSocketIo) {
     while (script.pongs.load() < 5 && monotonicNs() < giveUp)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     EXPECT_GE(script.pongs.load(), 5);
+}
+
+// --stamped: each message's "<epoch>:<offset>:" is taken off before it is compared; a message without one, or whose
+// offset is not above the last, is a verify error.
+TEST(FanoutWorker, TakesTheStampOffAndChecksThatOffsetsIncrease) {
+    FanoutScript script;
+    script.stamp = true;
+    LoopbackServer server(test::fanoutServer(script));
+    const RunResult run = runFanout(server.port(), 5, 500, 5.0, 8, 20, false, false, true);
+    EXPECT_EQ(run.stats.requests, 500u);
+    EXPECT_EQ(run.stats.errors.total(), 0u) << (run.firstError ? run.firstError : "");
+
+    FanoutScript unstamped;
+    LoopbackServer plain(test::fanoutServer(unstamped));
+    const RunResult failed = runFanout(plain.port(), 2, 0, 0.3, 8, 20, false, false, true);
+    EXPECT_EQ(failed.stats.requests, 0u);
+    EXPECT_GT(failed.stats.errors.verify, 0u);
+
+    FanoutScript repeated;
+    repeated.stamp = true;
+    repeated.stampOffsetStep = 0;
+    LoopbackServer again(test::fanoutServer(repeated));
+    const RunResult stale = runFanout(again.port(), 2, 0, 0.3, 8, 20, false, false, true);
+    EXPECT_LE(stale.stats.requests, 2u) << "only the first message's offset is above the last";
+    EXPECT_GT(stale.stats.errors.verify, 0u);
 }
 
 TEST(FanoutWorker, ALostMessageIsAVerifyErrorAndTheRunGoesOn) {

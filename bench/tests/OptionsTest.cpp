@@ -105,6 +105,10 @@ TEST(Options, ParsesASecondServerForHalfTheSubscribers) {
     ASSERT_TRUE(socketIo.ok) << socketIo.error;
     EXPECT_TRUE(socketIo.options.socketIo);
     EXPECT_TRUE(socketIo.options.text);  // an event's argument is text
+    EXPECT_FALSE(socketIo.options.stamped);
+    const ParseOutcome stamped = parse({"fanout", "--stamped", "ws://127.0.0.1:9001/room"});
+    ASSERT_TRUE(stamped.ok) << stamped.error;
+    EXPECT_TRUE(stamped.options.stamped);
 }
 
 TEST(Options, ParsesTlsOptions) {
@@ -175,9 +179,11 @@ TEST(Options, RefusesWhatFanoutCannotDo) {
              {"fanout", "--split-url", "ws://127.0.0.1/"},                       // takes a URL
              {"fanout", "--settle", "5001", "ws://127.0.0.1/"},                  // kMaxFanoutSettleMs
              {"fanout", "--settle", "soon", "ws://127.0.0.1/"},
-             {"ws", "--settle", "10", "ws://127.0.0.1/"},               // fanout only
-             {"ws", "--socket-io", "ws://127.0.0.1/"},                  // fanout only
-             {"fanout", "--socket-io", "--binary", "ws://127.0.0.1/"},  // events carry text
+             {"ws", "--settle", "10", "ws://127.0.0.1/"},                // fanout only
+             {"ws", "--socket-io", "ws://127.0.0.1/"},                   // fanout only
+             {"fanout", "--socket-io", "--binary", "ws://127.0.0.1/"},   // events carry text
+             {"ws", "--stamped", "ws://127.0.0.1/"},                     // fanout only
+             {"fanout", "--stamped", "--socket-io", "ws://127.0.0.1/"},  // loopwire's, not socket.io's
          }) {
         args.insert(args.begin(), "lwload");
         const ParseOutcome out = parseOptions(static_cast<int>(args.size()), args.data());

@@ -7,15 +7,17 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { IMPLEMENTATIONS, SCENARIOS, FANOUT_SUBSCRIBERS, TLS_ARGS } = require('../../scenarios/scenarios');
 const common = require('../../scenarios/js/common');
+const { loadArgs } = require('../load');
 
 const ROOT = path.resolve(__dirname, '../../..');
 // The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
 const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
-test('the fourteen scenarios, all switched on', () => {
+test('the fifteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
-    'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10']);
+    'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10',
+    'cluster/fanout-history']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
     assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/'), s.name);
@@ -25,7 +27,8 @@ test('the fourteen scenarios, all switched on', () => {
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
     const unit = s.request.reconnect ? 'handshake' : { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
     assert.equal(s.unit, unit, s.name);
-    assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2 }[s.name] ?? 0, s.name);
+    assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2,
+      'cluster/fanout-history': 2 }[s.name] ?? 0, s.name);
   }
 });
 
@@ -49,7 +52,7 @@ test('wss/echo-20b: the echo servers over TLS, given the run\'s key and certific
 });
 
 test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half the subscribers on each', () => {
-  const clusters = SCENARIOS.filter((s) => s.name.startsWith('cluster/'));
+  const clusters = SCENARIOS.filter((s) => s.name === 'cluster/fanout' || s.name === 'cluster/fanout-10');
   assert.equal(clusters.length, 2);
   for (const cluster of clusters) {
     assert.equal(cluster.request.split, true);
@@ -64,6 +67,17 @@ test('cluster/fanout and cluster/fanout-10: two nodes and a Redis per arm, half 
     assert.equal(cluster.servers.socketio.requires, '{socketio}');
     assert.equal(cluster.servers.uws.load, undefined);
   }
+});
+
+test('cluster/fanout-history: loopwire\'s nodes keep the topic\'s history, and lwload checks the stamps', () => {
+  const history = SCENARIOS.find((s) => s.name === 'cluster/fanout-history');
+  assert.equal(history.request.split, true);
+  assert.equal(history.request.stamped, true);
+  assert.deepEqual(Object.keys(history.servers), ['loopwire-js']);
+  assert.deepEqual(history.servers['loopwire-js'].command.slice(-2), ['--history', '100']);
+  assert.ok(loadArgs(history, 1, { seconds: 1, splitPort: 2 }).includes('--stamped'));
+  assert.ok(!loadArgs(SCENARIOS.find((s) => s.name === 'cluster/fanout'), 1, { seconds: 1, splitPort: 2 })
+    .includes('--stamped'));
 });
 
 test('ws/fanout: 1,000 subscribers, 20-byte messages, a window of 8, on all four implementations', () => {

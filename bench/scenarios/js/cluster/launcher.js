@@ -4,7 +4,8 @@
 // the node script given with --node (loopwire-node.js or uws-glue-node.js) linked to it, waits until both listen
 // and are linked, and prints "split on <port>" (the second node, for lwload's --split-url) and "listening on
 // <port>" (the first, where the publisher and half the subscribers go). Everything runs in the runner's process
-// group, so the runner's CPU reading covers both nodes and Redis, and its SIGTERM ends them all.
+// group, so the runner's CPU reading covers both nodes and Redis, and its SIGTERM ends them all. --history N is
+// handed to both nodes (loopwire's: the topic keeps its last N messages, and every delivery comes stamped).
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -54,7 +55,9 @@ function fail(message, status = 1) {
 
 // Starts one node and resolves with its port once it printed both "listening on <port>" and "linked".
 function startNode(script, module, redisUrl) {
-  const child = spawn(process.execPath, [script, '--module', module, '--redis', redisUrl],
+  const history = option('--history');
+  const child = spawn(process.execPath,
+    [script, '--module', module, '--redis', redisUrl, ...(history ? ['--history', history] : [])],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return new Promise((resolve, reject) => {
