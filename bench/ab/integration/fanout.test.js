@@ -44,29 +44,32 @@ test('lwload fanout counts deliveries from the C++ fan-out server, without error
 
 // cluster/fanout on loopwire-js: two nodes linked by app.connectPubSub through a real redis-server, the publisher
 // and half the subscribers on one, the other half on the other: every message crosses Redis to reach them all.
-test('lwload fanout --split-url counts deliveries across a two-node loopwire cluster, without errors',
-  { timeout: BUILD_TIMEOUT_MS }, async (t) => {
-    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
-    const lwload = path.join(buildDir, 'bench', 'lwload');
-    const scenario = SCENARIOS.find((s) => s.name === 'cluster/fanout');
-    const arm = { side: 'head', kind: 'worktree', impl: 'loopwire-js', root: RUNNER_ROOT, buildDir };
-    const spec = serverFor(arm, scenario);
-    assert.equal(spec.skip, undefined, spec.skip);
-    const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'cluster/fanout loopwire-js' });
-    t.after(() => server.stop());
-    assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
+// cluster/fanout-history: the same on a topic with history, every delivery stamped and its stamp checked.
+for (const name of ['cluster/fanout', 'cluster/fanout-history']) {
+  test(`lwload fanout --split-url counts deliveries across a two-node loopwire cluster, without errors (${name})`,
+    { timeout: BUILD_TIMEOUT_MS }, async (t) => {
+      const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
+      const lwload = path.join(buildDir, 'bench', 'lwload');
+      const scenario = SCENARIOS.find((s) => s.name === name);
+      const arm = { side: 'head', kind: 'worktree', impl: 'loopwire-js', root: RUNNER_ROOT, buildDir };
+      const spec = serverFor(arm, scenario);
+      assert.equal(spec.skip, undefined, spec.skip);
+      const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: `${name} loopwire-js` });
+      t.after(() => server.stop());
+      assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
 
-    await checkAnswers(scenario, [{ copy: 'head#1', port: server.port, splitPort: server.splitPort }], { lwload });
+      await checkAnswers(scenario, [{ copy: 'head#1', port: server.port, splitPort: server.splitPort }], { lwload });
 
-    const result = await runLoad({ lwload,
-      args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
-      expectedSeconds: SECONDS + scenario.joinSeconds });
-    assert.equal(result.connections, 1000);
-    assert.ok(result.requests > 0, JSON.stringify(result));
-    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
-    assert.equal(result.reconnects, 0);
-    assert.ok(server.isRunning());
-  });
+      const result = await runLoad({ lwload,
+        args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
+        expectedSeconds: SECONDS + scenario.joinSeconds });
+      assert.equal(result.connections, 1000);
+      assert.ok(result.requests > 0, JSON.stringify(result));
+      assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
+      assert.equal(result.reconnects, 0);
+      assert.ok(server.isRunning());
+    });
+}
 
 // cluster/fanout on socket.io with its Redis adapter, the runner's third arm: lwload speaks engine.io and socket.io
 // (--socket-io) on socket.io's path, and every event the publisher emits reaches the room on both nodes.
