@@ -847,8 +847,11 @@ void RedisBroker::reportRefusal(std::string_view error) {
     const std::uint64_t now = loop_.nowMs();
     if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
         lastErrorReportMs_ = now;
-        report(PubSubEventKind::Error, errorCode(error),
-               describe(std::string("the broker refused a command: ") + std::string(error)));
+        std::string text = "the broker refused a command: " + std::string(error);
+        // Only a history command names keys, which a cluster node may not hold.
+        if (shard_ == nullptr && (errorCode(error) == "MOVED" || errorCode(error) == "ASK"))
+            text += " (a node of a Redis Cluster: history there needs the sharded option)";
+        report(PubSubEventKind::Error, errorCode(error), describe(text));
     }
 }
 

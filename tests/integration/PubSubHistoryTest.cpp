@@ -3,7 +3,9 @@
 // a read returns what a client missed after its position, or says that the history no longer covers it; and a
 // Redis restart in the middle of a stream loses nothing that the history can give back.
 #include "Fixture.h"
+#include "RedisCluster.h"
 #include "RedisServer.h"
+#include "broker/RedisSlot.h"
 #include "WebSocketFixture.h"
 #include "WsTestClient.h"
 
@@ -83,6 +85,7 @@ public:
             EXPECT_TRUE(app.tryConnectPubSub(
                 options,
                 [this](const PubSubEvent& event) {
+                    messages.add(std::string(event.message));  // first: a test waits on log
                     log.add(event.kind == PubSubEventKind::Ready ? "ready" : std::string(event.code));
                 },
                 error))
@@ -115,7 +118,8 @@ public:
 
     void runOnLoop(std::function<void(App&)> f) { server_->runOnLoop(std::move(f)); }
 
-    EventLog log;
+    EventLog log;       // "ready", or the event's code
+    EventLog messages;  // each event's message
 
 private:
     std::unique_ptr<TestServer> server_;
@@ -344,6 +348,26 @@ TEST_P(PubSubHistory, LoadsItsScriptsAgainWhenRedisLosesThem) {
     EXPECT_EQ(read.error, "") << "the read refused NOSCRIPT was not sent again";
     EXPECT_EQ(read.messages.size(), 2u);
     EXPECT_LT(std::chrono::steady_clock::now() - started, 2s) << "answered by its timeout, not by Redis";
+}
+
+// History on a Redis Cluster without the sharded option: the link is a classic one to one node, which answers
+// MOVED for the keys of the slots it does not have; the error says what to change.
+TEST_P(PubSubHistory, SaysThatHistoryOnAClusterNeedsTheShardedOption) {
+    RedisCluster cluster;
+    ASSERT_TRUE(cluster.ready());
+    std::string elsewhere;  // a topic whose slot node 0 does not have
+    for (int i = 0; elsewhere.empty(); ++i) {
+        const std::string topic = "t" + std::to_string(i);
+        if (cluster.ownerOf(broker::RedisSlot::of("loopwire:", topic)) != 0) elsewhere = topic;
+    }
+    Node node(backend(), cluster.node(0).url(), withHistory(10));
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    node.publish("lost", elsewhere);
+    ASSERT_TRUE(node.log.waitFor("MOVED"));
+    bool hinted = false;
+    for (const std::string& message : node.messages.events())
+        hinted = hinted || message.find("history there needs the sharded option") != std::string::npos;
+    EXPECT_TRUE(hinted);
 }
 
 // The figures of the closing note: what a subscriber on another App misses of a stream when Redis restarts in its
