@@ -8,7 +8,10 @@
 //   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
 //   /stats            the counters, as JSON
 // With REDIS_URL set (redis://127.0.0.1:6379), the chat's pub/sub is linked to that Redis, so that several demo
-// processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members.
+// processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members. Each
+// room then keeps its last CHAT_HISTORY_LINES lines in Redis (a day after the last one), which a page that joins
+// gets first, and every line comes stamped with its position ("<epoch>:<offset>:<json>"), which the page reads to
+// put each line once and in order.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -27,12 +30,16 @@ const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src '
 // The landing page's counters are pushed to the topic STATS_TOPIC once a second, while anyone watches.
 const STATS_TOPIC = 'stats';
 const STATS_INTERVAL_MS = 1000;
+// With Redis: the lines a room keeps, and for how long after its last one.
+const CHAT_HISTORY_LINES = 50;
+const CHAT_HISTORY_SECONDS = 24 * 60 * 60;
 
 const app = uWS.App();
 const linked = Boolean(process.env.REDIS_URL);
 if (linked) {
   app.connectPubSub(process.env.REDIS_URL, {
     prefix: process.env.PUBSUB_PREFIX ?? 'loopwire-demo:',
+    history: { size: CHAT_HISTORY_LINES, ttlSeconds: CHAT_HISTORY_SECONDS, topicPrefix: 'room/' },
     ready: () => console.log(`pub/sub linked to ${process.env.REDIS_URL}`),
     error: (error) => console.warn(`pub/sub: ${error.kind} ${error.code}: ${error.message}`),
   });
@@ -147,6 +154,16 @@ app
     open: (ws) => {
       counts.connections++;
       ws.subscribe(`room/${ws.room}`);
+      // Read after the subscription: nothing falls between the two, and a line in both is shown once.
+      if (linked) {
+        app.getHistory(`room/${ws.room}`, null, (error, history) => {
+          if (error) console.warn(`chat history of ${ws.room}: ${error.code}: ${error.message}`);
+          else if (!ws.closed) {
+            const lines = history.messages.map((entry) => Buffer.from(entry.message).toString());
+            ws.send(JSON.stringify({ event: 'history', lines }));
+          }
+        });
+      }
       announce(ws.room, { name: ws.name, event: 'joined', online: app.numSubscribers(`room/${ws.room}`) });
     },
     message: (ws, message, isBinary) => {
@@ -155,6 +172,7 @@ app
       else announce(ws.room, { name: ws.name, text: Buffer.from(message).toString() });
     },
     close: (ws) => {
+      ws.closed = true;
       counts.connections--;
       // The ws can no longer publish here; the app can, and the closed ws is no longer among the subscribers.
       announce(ws.room, { name: ws.name, event: 'left', online: app.numSubscribers(`room/${ws.room}`) });

@@ -169,3 +169,36 @@ test('cluster chat: in Chromium, a message typed on one demo process appears on 
   await logMatches(erin, 'frank: and back', 'erin sees frank\'s answer');
   for (const page of [erin, frank]) assert.deepEqual(page.exceptions, []);
 });
+
+test('chat with Redis: in Chromium, a page that joins later gets the room\'s recent lines first, each once and in order',
+     { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
+  if (!chromium) assert.fail(MISSING_CHROMIUM);
+  const { startRedis } = require('./helpers/redis.js');
+  const redis = await startRedis(t);
+  const { port } = await startExample(t, 'demo.js', { REDIS_URL: redis.url });
+  const browser = await launchChromium(t, chromium);
+  const log = "document.getElementById('log')?.innerText ?? ''";
+  const logMatches = (page, expected, what) => waitFor(async () => (await page.evaluate(log)).includes(expected), what);
+  const occurrences = (text, part) => text.split(part).length - 1;
+  const gail = await browser.openPage(`http://127.0.0.1:${port}/chat?room=r2&name=gail`);
+  await logMatches(gail, 'gail joined (1 online)', 'gail sees her own join');
+  for (const text of ['first line', 'second line']) {
+    await gail.evaluate(`document.getElementById('text').value = ${JSON.stringify(text)};
+                         document.getElementById('say').requestSubmit();`);
+    await logMatches(gail, `gail: ${text}`, `gail sees "${text}"`);
+  }
+  const hank = await browser.openPage(`http://127.0.0.1:${port}/chat?room=r2&name=hank`);
+  await logMatches(hank, 'hank joined (2 online)', 'hank sees his own join');
+  await logMatches(hank, 'gail: second line', 'hank gets the lines from before he joined');
+  const seen = await hank.evaluate(log);
+  assert.ok(seen.indexOf('gail joined') < seen.indexOf('gail: first line'), seen);
+  assert.ok(seen.indexOf('gail: first line') < seen.indexOf('gail: second line'), seen);
+  assert.ok(seen.indexOf('gail: second line') < seen.indexOf('hank joined'), seen);
+  await logMatches(gail, 'hank joined (2 online)', 'gail sees hank join');
+  const mine = await gail.evaluate(log);
+  for (const line of ['gail joined', 'gail: first line', 'gail: second line', 'hank joined']) {
+    assert.equal(occurrences(mine, line), 1, `${line} in ${mine}`);
+    assert.equal(occurrences(seen, line), 1, `${line} in ${seen}`);
+  }
+  for (const page of [gail, hank]) assert.deepEqual(page.exceptions, []);
+});

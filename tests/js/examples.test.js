@@ -101,13 +101,24 @@ test('cluster_chat.js: two demo processes share their chat rooms through Redis',
   const bob = await connectClient(t, ports[1], {}, '/chat/ws?room=lobby&name=bob');
   await redis.waitForSubscribers('loopwire-demo:room/lobby', 2);
   ann.send('hello from the first process');
-  // bob sees his own join, then ann's line (ann's join happened before bob's App subscribed).
-  for (;;) {
-    const message = JSON.parse((await nextMessage(bob)).data.toString());
-    if (message.text === undefined) continue;
-    assert.deepEqual([message.name, message.text], ['ann', 'hello from the first process']);
-    break;
+  // bob gets the room's history (ann's join), then his own join, then ann's line, each line stamped with its
+  // position in the room's history, as the chat page reads them.
+  const lines = [];
+  const unstamp = (data) => {
+    const stamp = /^[0-9a-f]+:(\d+):/.exec(data);
+    assert.ok(stamp, data);
+    return { offset: Number(stamp[1]), ...JSON.parse(data.slice(stamp[0].length)) };
+  };
+  while (!lines.some((line) => line.text !== undefined)) {
+    const data = (await nextMessage(bob)).data.toString();
+    if (data.startsWith('{"event":"history"')) lines.push(...JSON.parse(data).lines.map(unstamp));
+    else lines.push(unstamp(data));
   }
+  const said = lines.find((line) => line.text !== undefined);
+  assert.deepEqual([said.name, said.text], ['ann', 'hello from the first process']);
+  const joins = lines.filter((line) => line.event === 'joined').map((line) => `${line.name} ${line.offset}`);
+  assert.ok(joins.includes('ann 1'), joins.join(', '));
+  assert.ok(said.offset > 1, String(said.offset));
 });
 
 test('recovering_feed.js: a client that comes back with its last stamp gets every tick it missed', async (t) => {
