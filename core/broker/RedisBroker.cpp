@@ -1066,7 +1066,6 @@ void RedisBroker::handleMovedSubscription(std::string_view error) {
 // ---- history ----
 
 void RedisBroker::readHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
-    if (status_ == Status::Closed) return;
     RedisHistoryRead read;
     read.topic.assign(topic);
     read.sinceEpoch.assign(since.epoch);
@@ -1083,11 +1082,14 @@ void RedisBroker::readHistory(std::string_view topic, PubSubPosition since, PubS
 }
 
 void RedisBroker::adoptRead(RedisHistoryRead read) {
-    if (status_ == Status::Closed) return;
     read.id = nextReadId_++;
     if (nextReadId_ == 0) nextReadId_ = 1;
     read.sent = false;
     reads_.push_back(std::move(read));
+    if (status_ == Status::Closed) {
+        failRead(reads_.size() - 1, "DISCONNECTED", describe("pub/sub was disconnected before the read was sent"));
+        return;
+    }
     if (!readTimer_.isActive()) readTimer_.start(kReadTickMs, kReadTickMs);
     loop_.requestFlush(*this);
 }
