@@ -189,9 +189,7 @@ void FanoutWorker::closeSocket(Connection& c) {
     c.connected = false;
     c.packetHeadBytes = 0;
     c.received = 0;
-    c.stampColons = 0;
-    c.stampBytes = 0;
-    c.stampOffset = 0;
+    c.stamp = {};
     c.ws.reset();
 }
 
@@ -279,20 +277,20 @@ bool FanoutWorker::onHandshakeData(Connection& c, std::string_view data, std::in
 
 std::string_view FanoutWorker::takeStamp(Connection& c, std::string_view piece) noexcept {
     std::size_t i = 0;
-    for (; i < piece.size() && c.stampColons < 2; ++i) {
-        if (c.stampBytes == kMaxStampBytes) {
+    for (; i < piece.size() && c.stamp.colons < 2; ++i) {
+        if (c.stamp.bytes == kMaxStampBytes) {
             c.mismatch = true;  // no stamp: the rest is taken as one, and the message fails
         } else {
-            ++c.stampBytes;
+            ++c.stamp.bytes;
         }
         const char byte = piece[i];
         if (byte == ':') {
-            ++c.stampColons;
-        } else if (c.stampColons == 1) {
+            ++c.stamp.colons;
+        } else if (c.stamp.colons == 1) {
             if (byte < '0' || byte > '9') {
                 c.mismatch = true;
             } else {
-                c.stampOffset = c.stampOffset * 10 + static_cast<std::uint64_t>(byte - '0');
+                c.stamp.offset = c.stamp.offset * 10 + static_cast<std::uint64_t>(byte - '0');
             }
         }
     }
@@ -300,7 +298,7 @@ std::string_view FanoutWorker::takeStamp(Connection& c, std::string_view piece) 
 }
 
 void FanoutWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
-    if (config_.stamped && c.stampColons < 2) piece = takeStamp(c, piece);
+    if (config_.stamped && c.stamp.colons < 2) piece = takeStamp(c, piece);
     const auto* p = reinterpret_cast<const std::uint8_t*>(piece.data());
     std::size_t left = piece.size();
     if (c.received + left > pattern_.size()) c.mismatch = true;
@@ -327,11 +325,9 @@ void FanoutWorker::verifyPiece(Connection& c, std::string_view piece) noexcept {
 void FanoutWorker::onMessage(Connection& c, std::int64_t now) {
     bool intact = !c.mismatch && c.received == pattern_.size();
     if (config_.stamped) {
-        intact = intact && c.stampColons == 2 && c.stampOffset > c.lastStampOffset;
-        c.lastStampOffset = c.stampOffset;
-        c.stampColons = 0;
-        c.stampBytes = 0;
-        c.stampOffset = 0;
+        intact = intact && c.stamp.colons == 2 && c.stamp.offset > c.lastStampOffset;
+        c.lastStampOffset = c.stamp.offset;
+        c.stamp = {};
     }
     std::uint64_t counter = 0;
     const bool known = c.received >= counterOffset_ + kCounterBytes && decodeCounter(c.counter, counter);

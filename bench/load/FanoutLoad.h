@@ -111,6 +111,13 @@ private:
     // Connecting covers the TCP connect and, with TLS, the TLS handshake; Handshake is the WebSocket upgrade.
     enum class State : std::uint8_t { Closed, Connecting, Handshake, Open };
 
+    // The stamp of the message being received, as read so far.
+    struct Stamp {
+        std::uint8_t colons = 0;  // seen so far (2: the stamp is over)
+        std::uint8_t bytes = 0;
+        std::uint64_t offset = 0;
+    };
+
     struct Connection {
         int fd = -1;
         std::uint32_t generation = 0;
@@ -129,9 +136,7 @@ private:
         std::uint64_t firstCounted = 0;            // subscriber: messages below this were published before it joined
         std::uint64_t received = 0;                // subscriber: payload bytes of the message being received
         std::uint8_t counter[kCounterBytes] = {};  // subscriber: the counter bytes of the message being received
-        std::uint8_t stampColons = 0;              // stamped: of the message being received, seen so far (2: done)
-        std::uint8_t stampBytes = 0;               // stamped: bytes of its stamp so far
-        std::uint64_t stampOffset = 0;             // stamped: its offset, as read so far
+        Stamp stamp;                               // stamped: of the message being received
         std::uint64_t lastStampOffset = 0;         // stamped: of the last message received
         WsClientState ws;                          // handshake, waiting control frame, parser, mask
         TlsSession tls;                            // active on a wss:// connection once its TCP connect completed

@@ -842,16 +842,17 @@ void RedisBroker::handleReply(std::string_view reply) {
 }
 
 void RedisBroker::reportRefusal(std::string_view error) {
-    if (errorCode(error) == "NOSCRIPT") reloadScripts();
+    const std::string_view code = errorCode(error);
+    if (code == "NOSCRIPT") reloadScripts();
     ++stats_.errors;
     const std::uint64_t now = loop_.nowMs();
     if (lastErrorReportMs_ == 0 || now - lastErrorReportMs_ >= kErrorReportIntervalMs) {
         lastErrorReportMs_ = now;
         std::string text = "the broker refused a command: " + std::string(error);
         // Only a history command names keys, which a cluster node may not hold.
-        if (shard_ == nullptr && (errorCode(error) == "MOVED" || errorCode(error) == "ASK"))
+        if (shard_ == nullptr && (code == "MOVED" || code == "ASK"))
             text += " (a node of a Redis Cluster: history there needs the sharded option)";
-        report(PubSubEventKind::Error, errorCode(error), describe(text));
+        report(PubSubEventKind::Error, code, describe(text));
     }
 }
 

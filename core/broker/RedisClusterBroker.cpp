@@ -223,15 +223,13 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
         owns[indexOf(*move.from)] = true;
         owns[indexOf(*move.to)] = true;
     }
-    for (std::size_t i = 0; i < links_.size(); ++i) {
-        if (links_[i]->hasAnswers()) owns[i] = true;  // its flush hands them over; a later map retires it
-    }
     std::vector<std::uint16_t> renumbered(links_.size(), 0);
     ByteBuffer orphans;
     std::vector<RedisHistoryRead> reads;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < links_.size(); ++i) {
-        if (owns[i] || links_[i]->ready()) {
+        // A link whose read results wait for its flush is retired by a later map.
+        if (owns[i] || links_[i]->ready() || links_[i]->hasAnswers()) {
             renumbered[i] = static_cast<std::uint16_t>(kept);
             if (kept != i) links_[kept] = std::move(links_[i]);
             ++kept;

@@ -110,10 +110,7 @@ bool RedisCluster::beginMove(std::uint16_t slot, int to) {
         resp::RespValue key;
         while (each.next(key))
             arguments.emplace_back(key.text);
-        std::string command = "*" + std::to_string(arguments.size()) + "\r\n";
-        for (const std::string& argument : arguments)
-            command += "$" + std::to_string(argument.size()) + "\r\n" + argument + "\r\n";
-        agreed = node(from).command(command) == "+OK\r\n";
+        agreed = node(from).command(arguments) == "+OK\r\n";
     }
     return agreed;
 }

@@ -131,6 +131,10 @@ std::string RedisServer::command(const std::string& resp) {
 }
 
 std::string RedisServer::command(std::initializer_list<std::string> arguments) {
+    return command(std::vector<std::string>(arguments));
+}
+
+std::string RedisServer::command(const std::vector<std::string>& arguments) {
     std::string resp = "*" + std::to_string(arguments.size()) + "\r\n";
     for (const std::string& argument : arguments)
         resp += "$" + std::to_string(argument.size()) + "\r\n" + argument + "\r\n";

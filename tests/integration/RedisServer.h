@@ -44,6 +44,8 @@ public:
     std::string command(const std::string& resp);
     // The same, for a command given as its arguments ({"CLUSTER", "KEYSLOT", "chat"}).
     std::string command(std::initializer_list<std::string> arguments);
+    // The same, for arguments counted at run time (MIGRATE ... KEYS k1 k2 ...).
+    std::string command(const std::vector<std::string>& arguments);
 
 private:
     std::vector<std::string> extraArguments_;
