@@ -54,12 +54,15 @@ std::string_view formatHex(std::uint64_t value, char (&out)[20]) noexcept {
 HttpConnection::HttpConnection(HttpServer& server, int fd, const SocketAddress& remote) noexcept
     : Socket(server.loop(), server.connections(), fd, remote, server.tlsContext(), &server.proxyPolicy()),
       server_(server) {
-    armDeadline();
+    // Over TLS the handshake's deadline runs first (Socket), and ours from onTransportReady().
+    if (isTransportReady()) armDeadline();
 }
 
 HttpConnection::~HttpConnection() = default;
 
 // ---- reading ----
+
+void HttpConnection::onTransportReady() { armDeadline(); }
 
 void HttpConnection::onData(char* data, std::size_t length) {
     bool corkedHere = beginCork();

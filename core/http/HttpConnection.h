@@ -88,6 +88,7 @@ private:
         Closing,  // the last response is out; draining until the peer closes or the linger deadline
     };
 
+    void onTransportReady() override;
     void onData(char* data, std::size_t length) override;
     void onWritable() override;
     void onDrainProgress() override;

@@ -8,8 +8,8 @@
 //   (timeoutClockMs);
 // - defer(task) from any thread, which wakes the loop;
 // - the Date header text, refreshed once a second;
-// - the per-loop buffers every socket shares: the receive buffer and the cork buffer, and the record of which
-//   socket holds the cork (at most one at a time);
+// - the per-loop buffers every socket shares: the receive buffer, the cork buffer and the record buffer, and the
+//   record of which socket holds the cork (at most one at a time);
 // - deferDelete(): objects closed during a callback are freed after the callbacks of the iteration, so a
 //   pointer seen earlier in the same batch of events stays valid.
 //
@@ -20,6 +20,7 @@
 
 #include "IoWatcher.h"
 #include "Timer.h"
+#include "base/ByteBuffer.h"
 #include "base/DateClock.h"
 
 #include <loopwire/CallbackBatchRunner.h>
@@ -164,6 +165,10 @@ public:
     void* corkOwner() const noexcept { return corkOwner_; }
     void setCorkOwner(void* owner) noexcept { corkOwner_ = owner; }
 
+    // The shared record buffer: what a socket's transport made for the kernel (TLS records), from the call that
+    // made it to the send right after. Empty between two such calls: the net layer checks it.
+    ByteBuffer& recordBuffer() noexcept { return recordBuffer_; }
+
     // Frees object after the current iteration's callbacks. Loop thread only.
     void deferDelete(DeferredDeletable* object) noexcept;
 
@@ -250,6 +255,7 @@ private:
     std::unique_ptr<char[]> corkBuffer_;
     std::size_t corkedBytes_ = 0;
     void* corkOwner_ = nullptr;
+    ByteBuffer recordBuffer_;
     std::uint64_t sendCalls_ = 0;
 
     std::mutex deferredMutex_;

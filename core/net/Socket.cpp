@@ -26,6 +26,37 @@ constexpr std::size_t kTlsPlaintextBytes = Loop::kReceiveBufferBytes / 2;
 constexpr std::size_t kTlsCiphertextBytes = Loop::kReceiveBufferBytes / 2 - TlsSession::kMaxRecordBytes;
 static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one TLS record");
 
+// Where a TLS socket's session writes the records of one call, on their way to the kernel: the loop's shared
+// record buffer, which is empty between two calls; or, when another socket's records are in it (a handler that
+// runs inside that socket's handshake, the missing-server-name one, and writes to or closes this connection), a
+// buffer of its own for this call. Whoever used it has emptied it when it goes out of scope.
+class RecordBuffer {
+public:
+    explicit RecordBuffer(Loop& loop) noexcept
+        : shared_(loop.recordBuffer()), records_(shared_.empty() ? shared_ : own_) {}
+    ~RecordBuffer() {
+        LW_CHECK(records_.empty());
+        // The buffer is shared by every TLS socket of the loop: one large response must not pin its size.
+        if (shared_.capacity() > kMaxRetainedBackpressureBytes) shared_.release();
+    }
+    RecordBuffer(const RecordBuffer&) = delete;
+    RecordBuffer& operator=(const RecordBuffer&) = delete;
+    ByteBuffer& get() noexcept { return records_; }
+
+private:
+    ByteBuffer own_;
+    ByteBuffer& shared_;
+    ByteBuffer& records_;
+};
+
+// The part of whole that share is of total (share <= total): the plaintext behind share bytes of records that
+// sealed whole bytes of it in total bytes. Exact for every size a buffer reaches (below 2^53).
+std::size_t shareOf(std::size_t whole, std::size_t share, std::size_t total) noexcept {
+    if (share >= total) return whole;
+    return static_cast<std::size_t>(static_cast<double>(whole) * static_cast<double>(share) /
+                                    static_cast<double>(total));
+}
+
 }  // namespace
 
 Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls,
@@ -34,9 +65,13 @@ Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remo
     loop_.watch(*this, fd, io::kReadable | io::kEdgeTriggered);
     group_->add(*this);
     if (tls != nullptr) {
-        tls_ = TlsSession::create(*tls, loop_.timeoutClockMs() + tls->handshakeTimeoutMs());
-        // Without a session the connection cannot go on; the next readiness callback closes it.
-        if (tls_ == nullptr) markBroken();
+        // The one deadline of the socket is the handshake's until it has finished.
+        if (tls_.start(*tls)) {
+            deadlineMs_ = loop_.timeoutClockMs() + tls->handshakeTimeoutMs();
+        } else {
+            // Without a session the connection cannot go on; the next readiness callback closes it.
+            markBroken();
+        }
     }
 }
 
@@ -44,16 +79,16 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
     : loop_(predecessor.loop_),
       group_(&group),
       backpressure_(std::move(predecessor.backpressure_)),
+      backpressurePlaintext_(predecessor.backpressurePlaintext_),
       remoteAddress_(predecessor.remoteAddress_),
       proxiedAddress_(predecessor.proxiedAddress_),
       proxy_(nullptr),
-      tls_(predecessor.tls_),
+      tls_(std::move(predecessor.tls_)),
       broken_(predecessor.broken_),
       receivedEnd_(predecessor.receivedEnd_),
       readingPaused_(predecessor.readingPaused_),
       wantWritable_(predecessor.wantWritable_) {
     LW_CHECK(!predecessor.closed_ && !predecessor.shutdownPending_ && !predecessor.shutdownSent_);
-    predecessor.tls_ = nullptr;
     loop_.transferWatch(predecessor, *this);
     if (loop_.corkOwner() == &predecessor) loop_.setCorkOwner(this);
     predecessor.closed_ = true;
@@ -62,10 +97,7 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
     group_->add(*this);
 }
 
-Socket::~Socket() {
-    LW_CHECK(closed_);
-    delete tls_;
-}
+Socket::~Socket() { LW_CHECK(closed_); }
 
 bool Socket::writeSlowly(std::string_view data) {
     if (closed_ || broken_) return false;
@@ -176,56 +208,57 @@ long Socket::sendRaw(std::string_view head, std::string_view tail) noexcept {
 
 long Socket::sendEncrypted(std::string_view head, std::string_view tail) noexcept {
     if (broken_) return -1;
-    if (!tls_->encrypt(head) || !tls_->encrypt(tail)) {
-        tls_->context().output().clear();
+    RecordBuffer records(loop_);
+    if (!tls_.encrypt(head, records.get()) || !tls_.encrypt(tail, records.get())) {
+        records.get().clear();
         markBroken();
         return -1;
     }
-    if (!flushTlsOutput()) return -1;
+    if (!sendRecords(records.get(), head.size() + tail.size())) return -1;
     return static_cast<long>(head.size() + tail.size());
 }
 
 void Socket::appendBackpressure(std::string_view bytes) {
-    if (tls_ == nullptr) {
+    if (!tls_.isActive()) {
         backpressure_.append(bytes);
         return;
     }
-    ByteBuffer& records = tls_->context().output();
-    if (!tls_->encrypt(bytes)) {
-        records.clear();
+    // Sealed where they wait: the records go behind those already queued, with no copy on the way.
+    if (!tls_.encrypt(bytes, backpressure_)) {
         markBroken();
         return;
     }
-    backpressure_.append(records.view());
-    records.clear();
+    backpressurePlaintext_ += bytes.size();
 }
 
-bool Socket::flushTlsOutput() noexcept {
-    ByteBuffer& records = tls_->context().output();
+bool Socket::sendRecords(ByteBuffer& records, std::size_t plaintextBytes) noexcept {
     if (records.empty()) return !broken_;
     bool sentAll = true;
     if (broken_ || closed_) {
         sentAll = false;
     } else if (!backpressure_.empty()) {
         backpressure_.append(records.view());
+        backpressurePlaintext_ += plaintextBytes;
     } else {
         long sent = sendRaw(records.view(), {});
         if (sent < 0) {
             sentAll = false;
         } else if (static_cast<std::size_t>(sent) < records.size()) {
+            const std::size_t unsent = records.size() - static_cast<std::size_t>(sent);
             backpressure_.append(records.view().substr(static_cast<std::size_t>(sent)));
+            backpressurePlaintext_ += shareOf(plaintextBytes, unsent, records.size());
             updateWatch();
         }
     }
     records.clear();
-    // The buffer is shared by every session of the context: one large response must not pin its size.
-    if (records.capacity() > kMaxRetainedBackpressureBytes) records.release();
     return sentAll;
 }
 
 bool Socket::sendCloseNotify() noexcept {
-    if (tls_ == nullptr || !tls_->closeNotify()) return true;
-    flushTlsOutput();
+    if (!tls_.isEstablished()) return true;
+    RecordBuffer records(loop_);
+    if (!tls_.closeNotify(records.get())) return true;
+    sendRecords(records.get(), 0);
     return backpressure_.empty();
 }
 
@@ -235,6 +268,7 @@ bool Socket::sendCloseNotify() noexcept {
 void Socket::markBroken() noexcept {
     broken_ = true;
     backpressure_.clear();
+    backpressurePlaintext_ = 0;
     updateWatch();
     // Edge-triggered, and the events may not have changed (already waiting for room): ask to be reported again,
     // since the kernel may have nothing new to say about a socket whose error it already reported.
@@ -295,13 +329,14 @@ void Socket::close() noexcept {
         if (!broken_ && backpressure_.empty() && !corked.empty()) sendTwo(corked, {});
     }
     // Best effort: a peer that cannot take it now will see the connection end anyway.
-    if (tls_ != nullptr && !broken_ && backpressure_.empty()) sendCloseNotify();
+    if (!broken_ && backpressure_.empty()) sendCloseNotify();
     closed_ = true;
     int descriptor = fd();
     loop_.unwatch(*this);
     ::close(descriptor);
     group_->remove(*this);
     backpressure_.release();
+    backpressurePlaintext_ = 0;
     // The TLS session is freed with the socket, after the loop's callbacks: close() may run inside one of its
     // OpenSSL calls (a missing-server-name handler that closes the App during the handshake).
     onClose();
@@ -333,7 +368,7 @@ void Socket::onIo(std::uint32_t events) {
 }
 
 void Socket::readOnce(bool peerEnded) {
-    if (tls_ != nullptr) {
+    if (tls_.isActive()) {
         readEncrypted(peerEnded);
         return;
     }
@@ -404,19 +439,34 @@ void Socket::readEncrypted(bool peerEnded) {
     }
     // The PROXY header comes before the handshake: it is read from the ciphertext, and the records follow it.
     std::size_t encrypted = carried + static_cast<std::size_t>(received);
-    if (proxy_.awaiting() && !readProxyHeader(ciphertext, encrypted)) {
-        if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
-        return;
+    if (proxy_.awaiting()) {
+        const bool forwarded = readProxyHeader(ciphertext, encrypted);
+        // A header that came in pieces had the socket's deadline to itself; the handshake's runs from its end.
+        if (!closed_ && !proxy_.awaiting()) deadlineMs_ = loop_.timeoutClockMs() + tls_.context()->handshakeTimeoutMs();
+        if (!forwarded) {
+            if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
+            return;
+        }
     }
     std::size_t plaintextLength = 0;
-    TlsSession::ReadResult result =
-        tls_->decrypt(ciphertext, encrypted, plaintext, kTlsPlaintextBytes, plaintextLength);
-    // Handshake messages, session tickets and alerts the session wrote while reading.
-    flushTlsOutput();
+    const bool wasHandshaking = tls_.isHandshaking();
+    TlsSession::ReadResult result;
+    {
+        RecordBuffer records(loop_);
+        result = tls_.decrypt({ciphertext, encrypted}, {plaintext, kTlsPlaintextBytes}, plaintextLength, records.get());
+        // Handshake messages, session tickets and alerts the session wrote while reading.
+        sendRecords(records.get(), 0);
+    }
     if (closed_) return;
     if (result == TlsSession::ReadResult::Failed) {
         close();
         return;
+    }
+    if (wasHandshaking && tls_.isEstablished()) {
+        // The handshake's deadline is over; the layer above sets its own.
+        deadlineMs_ = 0;
+        onTransportReady();
+        if (closed_) return;
     }
     if (plaintextLength > 0) {
         onData(plaintext, plaintextLength);
@@ -475,6 +525,10 @@ bool Socket::drainBackpressure() {
     if (sent < 0) {
         close();
         return true;
+    }
+    if (tls_.isActive()) {
+        backpressurePlaintext_ = shareOf(backpressurePlaintext_, backpressure_.size() - static_cast<std::size_t>(sent),
+                                         backpressure_.size());
     }
     backpressure_.consume(static_cast<std::size_t>(sent));
     if (!backpressure_.empty()) {
@@ -554,16 +608,14 @@ void SocketGroup::closeAll() noexcept {
 void SocketGroup::onSweep(std::uint64_t timeoutClockMs) {
     for (Socket* socket = head_; socket != nullptr; socket = nextToVisit_) {
         nextToVisit_ = socket->nextInGroup_;
-        if (socket->tls_ != nullptr) {
-            std::uint64_t handshakeDeadline = socket->tls_->handshakeDeadlineMs();
-            if (handshakeDeadline != 0 && handshakeDeadline <= timeoutClockMs) {
-                socket->close();
-                continue;
-            }
-        }
         if (socket->deadlineMs_ != 0 && socket->deadlineMs_ <= timeoutClockMs) {
             socket->deadlineMs_ = 0;
-            socket->onTimeout();
+            // A handshake that has not finished in time is the socket's to end: the layer above has not started.
+            if (socket->tls_.isHandshaking()) {
+                socket->close();
+            } else {
+                socket->onTimeout();
+            }
         }
     }
     nextToVisit_ = nullptr;

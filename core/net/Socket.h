@@ -25,15 +25,20 @@
 //   within the policy's timeout.
 // TLS: a socket made with a TlsContext speaks TLS (see TlsSession) below all of the above, which the layers
 //   above do not see: onData() gets plaintext (in the receive buffer too), write() takes plaintext, and a
-//   corked batch leaves as one TLS record (the cork buffer holds one record's worth) in one syscall. The
-//   handshake runs as its bytes arrive; a peer that has not finished it within the context's handshake timeout
-//   is closed. shutdownWrite() and close() send close_notify first; the peer's close_notify is an end of stream.
-// Allocation: the object itself at accept (and its TLS session); the backpressure buffer only when the kernel
+//   corked batch leaves as one TLS record (the cork buffer holds one record's worth) in one syscall. The session
+//   is a member (TlsSession, inactive on a plain socket); the records it makes go through the loop's record buffer
+//   to the kernel, or straight into the backpressure buffer behind bytes already waiting. The handshake runs as
+//   its bytes arrive, under the socket's one deadline, which starts as the context's handshake timeout: a peer
+//   that has not finished by then is closed (onTimeout() does not run). The layer above arms no deadline of its
+//   own before onTransportReady(), which runs once the handshake has finished, before the first onData().
+//   shutdownWrite() and close() send close_notify first; the peer's close_notify is an end of stream.
+// Allocation: the object itself at accept (and OpenSSL's session); the backpressure buffer only when the kernel
 //   refuses bytes, and it keeps its capacity afterwards.
 #pragma once
 
 #include "ProxyIntake.h"
 #include "SocketAddress.h"
+#include "TlsSession.h"
 #include "base/ByteBuffer.h"
 #include "loop/Loop.h"
 
@@ -47,7 +52,6 @@ namespace loopwire {
 
 class SocketGroup;
 class TlsContext;
-class TlsSession;
 
 class Socket : public IoWatcher, public DeferredDeletable {
 public:
@@ -78,6 +82,12 @@ public:
     // records the kernel refuses become backpressure: check bufferedBytes() afterwards.
     std::size_t tryWrite(std::string_view data);
     std::size_t bufferedBytes() const noexcept { return backpressure_.size(); }
+    // What the layer above wrote that waits in the backpressure buffer: its size on plain TCP; over TLS the
+    // plaintext of the records waiting there (of a record partly sent, the same share of its plaintext), not the
+    // records' own bytes, which carry 22 or more bytes of framing each.
+    std::size_t bufferedUserBytes() const noexcept {
+        return tls_.isActive() ? backpressurePlaintext_ : backpressure_.size();
+    }
     // Asks for onWritable() at the next writable event even though nothing is buffered (after a partial
     // tryWrite()).
     void requestWritable() noexcept;
@@ -106,7 +116,9 @@ public:
     bool hasReceivedEnd() const noexcept { return receivedEnd_; }
 
     // The TLS session of a socket that speaks TLS (null for plain TCP).
-    TlsSession* tlsSession() const noexcept { return tls_; }
+    const TlsSession* tlsSession() const noexcept { return tls_.isActive() ? &tls_ : nullptr; }
+    // False while a TLS handshake runs (the layer above hears onTransportReady() when it has finished).
+    bool isTransportReady() const noexcept { return !tls_.isHandshaking(); }
 
     // Absolute time in Loop::timeoutClockMs() terms, 0 for none.
     void setDeadline(std::uint64_t atMs) noexcept { deadlineMs_ = atMs; }
@@ -125,6 +137,8 @@ protected:
     Socket(Socket& predecessor, SocketGroup& group) noexcept;
     ~Socket() override;
 
+    // The TLS handshake has finished (never called for plain TCP): the layer above may arm its deadlines.
+    virtual void onTransportReady() {}
     virtual void onData(char* data, std::size_t length) = 0;
     virtual void onWritable() = 0;
     // Some, not all, of the backpressure was sent.
@@ -166,15 +180,15 @@ private:
     // tail taken (possibly 0), or -1 when the connection broke. A TLS socket takes them all: the records the
     // kernel refuses become backpressure.
     long sendTwo(std::string_view head, std::string_view tail) noexcept {
-        return tls_ == nullptr ? sendRaw(head, tail) : sendEncrypted(head, tail);
+        return tls_.isActive() ? sendEncrypted(head, tail) : sendRaw(head, tail);
     }
     long sendRaw(std::string_view head, std::string_view tail) noexcept;
     long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
     // Adds bytes behind the backpressure already waiting (encrypted first on a TLS socket).
     void appendBackpressure(std::string_view bytes);
-    // Sends (or queues behind the backpressure) the records the TLS session just wrote; false when the
-    // connection broke.
-    bool flushTlsOutput() noexcept;
+    // Sends (or queues behind the backpressure) the records the TLS session just wrote, sealing plaintextBytes
+    // of the layer above, and empties records; false when the connection broke.
+    bool sendRecords(ByteBuffer& records, std::size_t plaintextBytes) noexcept;
     // Sends close_notify on a TLS socket whose handshake finished; returns false when part of it had to be
     // queued as backpressure.
     bool sendCloseNotify() noexcept;
@@ -186,11 +200,12 @@ private:
     Socket* previousInGroup_ = nullptr;
     Socket* nextInGroup_ = nullptr;
     ByteBuffer backpressure_;
+    std::size_t backpressurePlaintext_ = 0;  // TLS: see bufferedUserBytes()
     std::uint64_t deadlineMs_ = 0;
     SocketAddress remoteAddress_;
     SocketAddress proxiedAddress_;
     ProxyIntake proxy_;
-    TlsSession* tls_ = nullptr;  // owned
+    TlsSession tls_;
     bool closed_ = false;
     bool broken_ = false;
     bool receivedEnd_ = false;

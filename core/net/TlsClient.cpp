@@ -161,6 +161,14 @@ bool TlsClient::send(std::string_view plain) {
     return true;
 }
 
+void TlsClient::closeNotify() {
+    if (status_ != Status::Established) return;
+    SSL_shutdown(ssl_);
+    ERR_clear_error();
+    status_ = Status::Closed;
+    drainOutput();
+}
+
 void TlsClient::drainOutput() {
     BIO* out = SSL_get_wbio(ssl_);
     for (;;) {

@@ -33,7 +33,7 @@ public:
     enum class Status : std::uint8_t {
         Handshaking,
         Established,
-        Closed,  // the server sent close_notify
+        Closed,  // close_notify went one way or the other: no more data
         Failed,  // a handshake failure (error() says why) or a corrupt record
     };
 
@@ -48,6 +48,8 @@ public:
     Status receive(std::string_view cipher, ByteBuffer& plain);
     // Encrypts plain into output(). False when not established (or failed).
     bool send(std::string_view plain);
+    // Writes close_notify into output() (once established): a graceful end, after which send() refuses.
+    void closeNotify();
 
     ByteBuffer& output() noexcept { return output_; }
     Status status() const noexcept { return status_; }

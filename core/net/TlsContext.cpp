@@ -2,6 +2,7 @@
 
 #include "TlsServerSettings.h"
 #include "TlsSession.h"
+#include "base/Check.h"
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
@@ -31,17 +32,21 @@ using ContextPointer = std::unique_ptr<SSL_CTX, ContextDeleter>;
 
 constexpr std::string_view kHttp11Protocol = "http/1.1";
 
-// The BIO between OpenSSL and the sockets of a context: reads take the ciphertext the socket received (the
-// context's input), writes append records to the context's output. Neither touches a descriptor, so OpenSSL
-// never blocks and never makes a system call; the socket does all of them, one per batch. It holds nothing of a
-// connection (the socket sets the input before each call into OpenSSL and takes the output after it, on the one
-// thread of the context), so every session shares the context's one BIO instead of allocating its own: OpenSSL
-// 3.5's BIO is 176 bytes of heap per connection (the BIO and its ex-data), held as long as the connection. Its
-// retry flag, the one state a BIO keeps, is set and read within one SSL_* call of one session.
+long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
+    // OpenSSL flushes after each flight; the socket sends after each call anyway.
+    return command == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+// The BIO between OpenSSL and the sessions of a context: reads take the ciphertext of the call in progress, writes
+// append to its record buffer (TlsContext::Call). Neither touches a descriptor, so OpenSSL never blocks and never
+// makes a system call; the socket does all of them, one per batch. It holds nothing of a connection, so every
+// session shares the context's one BIO instead of allocating its own: OpenSSL 3.5's BIO is 176 bytes of heap per
+// connection (the BIO and its ex-data), held as long as the connection. Its retry flag, the one state a BIO keeps,
+// is set and read within one SSL_* call of one session.
 int bioRead(BIO* bio, char* into, int capacity) {
-    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
+    TlsContext::Call* call = static_cast<TlsContext*>(BIO_get_data(bio))->currentCall();
     BIO_clear_retry_flags(bio);
-    std::size_t taken = context->takeInput(into, static_cast<std::size_t>(capacity));
+    std::size_t taken = call != nullptr ? call->takeInput(into, static_cast<std::size_t>(capacity)) : 0;
     if (taken == 0) {
         BIO_set_retry_read(bio);
         return -1;
@@ -50,15 +55,12 @@ int bioRead(BIO* bio, char* into, int capacity) {
 }
 
 int bioWrite(BIO* bio, const char* bytes, int length) {
-    auto* context = static_cast<TlsContext*>(BIO_get_data(bio));
+    TlsContext::Call* call = static_cast<TlsContext*>(BIO_get_data(bio))->currentCall();
     BIO_clear_retry_flags(bio);
-    context->output().append({bytes, static_cast<std::size_t>(length)});
+    // OpenSSL writes only from inside a session's call; a write outside one has nowhere to go and fails.
+    if (call == nullptr) return -1;
+    call->addRecords({bytes, static_cast<std::size_t>(length)});
     return length;
-}
-
-long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
-    // OpenSSL flushes after each flight; the socket sends after each call anyway.
-    return command == BIO_CTRL_FLUSH ? 1 : 0;
 }
 
 BIO_METHOD* contextBioMethod() {
@@ -424,18 +426,30 @@ int TlsContext::selectServerName(SSL* ssl, int* /*alert*/, void* self) {
     }
     if (name != nullptr) {
         SSL_set_SSL_CTX(ssl, name->context);
-        if (tls->handshaking_ != nullptr) tls->handshaking_->setServerNameData(name->data);
+        if (tls->call_ != nullptr) tls->call_->session().setServerNameData(name->data);
     }
     // A name nobody serves is answered with the default certificate; the client decides whether it will do.
     return SSL_TLSEXT_ERR_OK;
 }
 
-std::size_t TlsContext::takeInput(char* into, std::size_t capacity) noexcept {
-    std::size_t taken = std::min(capacity, inputLeft_);
+TlsContext::Call::Call(TlsContext& context, TlsSession& session, std::string_view input, ByteBuffer& records) noexcept
+    : context_(context), session_(session), input_(input), records_(records), interrupted_(context.call_) {
+    // A session is inside at most one call at a time: a nested call is another session's.
+    for (Call* outer = interrupted_; outer != nullptr; outer = outer->interrupted_)
+        LW_CHECK(&outer->session_ != &session);
+    context_.call_ = this;
+}
+
+TlsContext::Call::~Call() {
+    LW_CHECK(context_.call_ == this);
+    context_.call_ = interrupted_;
+}
+
+std::size_t TlsContext::Call::takeInput(char* into, std::size_t capacity) noexcept {
+    std::size_t taken = std::min(capacity, input_.size());
     if (taken > 0) {
-        std::memcpy(into, input_, taken);
-        input_ += taken;
-        inputLeft_ -= taken;
+        std::memcpy(into, input_.data(), taken);
+        input_.remove_prefix(taken);
     }
     return taken;
 }

@@ -1,6 +1,6 @@
 // TlsContext: the server side of TLS for the sockets of one server: OpenSSL's SSL_CTX with the key, the
 // certificate chain and the settings of a SocketContextOptions, the contexts of further server names (SNI), and
-// the one BIO and the staging buffers through which every session of this context reads and writes.
+// the one BIO through which every session of this context reads and writes.
 //
 // Creation: create() loads and checks the material (it allocates; set-up time) and returns null with a message
 // naming the faulty option. addServerName() does the same for one more name.
@@ -8,8 +8,8 @@
 // then a wildcard that covers its first label ("*.example.com" covers "a.example.com", not "example.com" nor
 // "a.b.example.com"); names compare without regard to case. A name no context covers is first given to the
 // missing-server-name handler, which may add it, for this very handshake; else the default context answers.
-// Sessions: see TlsSession. Every session of the context writes its records into output() and the socket that
-// made them sends them at once, so the buffer is empty between two callbacks of the loop.
+// Sessions: see TlsSession. A session's call into OpenSSL opens a Call on its context, which points the BIO at that
+// call's ciphertext and record buffer; the context holds no bytes between calls.
 // Protocol: TLS 1.2 and 1.3; ALPN picks "http/1.1" when the client offers it (and no protocol otherwise);
 // renegotiation is refused; session resumption through tickets (TLS 1.3) and the session cache (TLS 1.2).
 // Threading: the loop thread of the server that owns it.
@@ -63,20 +63,36 @@ public:
     // TlsSession::serverNameData). Kept when pattern's material is replaced; returns false for an unknown pattern.
     bool setServerNameData(std::string_view pattern, void* data) noexcept;
 
-    // The BIO through which every session of this context reads and writes: its reads take from the input, its
-    // writes append to output(). Sessions take a reference each.
+    // The BIO through which every session of this context reads and writes, within a Call. Sessions take a
+    // reference each.
     BIO* bio() const noexcept { return bio_; }
-    // The session whose handshake step runs (set by TlsSession around SSL_do_handshake), for the server-name
-    // callback; null otherwise.
-    void setHandshakingSession(TlsSession* session) noexcept { handshaking_ = session; }
-    // The ciphertext a session is given to read, and where its records go; see TlsSession.
-    void setInput(const char* bytes, std::size_t length) noexcept {
-        input_ = bytes;
-        inputLeft_ = length;
-    }
-    std::size_t takeInput(char* into, std::size_t capacity) noexcept;
-    std::size_t inputLeft() const noexcept { return inputLeft_; }
-    ByteBuffer& output() noexcept { return output_; }
+
+    // One session's call into OpenSSL: while it lasts, the BIO's reads take from input and its writes append to
+    // records, and the server-name callback finds the session. Calls nest (a handler run inside a handshake may
+    // close other connections, which send close_notify); each restores the one it interrupted.
+    class Call {
+    public:
+        Call(TlsContext& context, TlsSession& session, std::string_view input, ByteBuffer& records) noexcept;
+        ~Call();
+        Call(const Call&) = delete;
+        Call& operator=(const Call&) = delete;
+        // The input the BIO has not read yet.
+        std::size_t inputLeft() const noexcept { return input_.size(); }
+        // What the BIO does: takes up to capacity bytes of the input; appends to the records.
+        std::size_t takeInput(char* into, std::size_t capacity) noexcept;
+        void addRecords(std::string_view bytes) { records_.append(bytes); }
+        TlsSession& session() const noexcept { return session_; }
+
+    private:
+        friend class TlsContext;
+        TlsContext& context_;
+        TlsSession& session_;
+        std::string_view input_;
+        ByteBuffer& records_;
+        Call* interrupted_;
+    };
+    // The call in progress, or null.
+    Call* currentCall() const noexcept { return call_; }
 
 private:
     struct ServerName {
@@ -97,10 +113,7 @@ private:
     std::uint32_t handshakeTimeoutMs_;
     std::vector<ServerName> serverNames_;
     MissingServerNameHandler onMissingServerName_;
-    TlsSession* handshaking_ = nullptr;
-    const char* input_ = nullptr;
-    std::size_t inputLeft_ = 0;
-    ByteBuffer output_;
+    Call* call_ = nullptr;
 };
 
 }  // namespace loopwire

@@ -1,6 +1,7 @@
 #include "TlsSession.h"
 
 #include "TlsContext.h"
+#include "base/Check.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -12,11 +13,31 @@
 
 namespace loopwire {
 
-TlsSession* TlsSession::create(TlsContext& context, std::uint64_t handshakeDeadlineMs) noexcept {
+TlsSession::TlsSession(TlsSession&& other) noexcept
+    : context_(other.context_),
+      ssl_(other.ssl_),
+      serverNameData_(other.serverNameData_),
+      established_(other.established_),
+      failed_(other.failed_),
+      closeNotifySent_(other.closeNotifySent_) {
+    // Not from inside one of its own calls into OpenSSL, which hold the object that moves.
+    LW_CHECK(other.context_ == nullptr || other.context_->currentCall() == nullptr ||
+             &other.context_->currentCall()->session() != &other);
+    other.context_ = nullptr;
+    other.ssl_ = nullptr;
+    other.serverNameData_ = nullptr;
+}
+
+TlsSession::~TlsSession() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+}
+
+bool TlsSession::start(TlsContext& context) noexcept {
+    LW_CHECK(ssl_ == nullptr);
     SSL* ssl = SSL_new(context.handle());
     if (ssl == nullptr) {
         ERR_clear_error();
-        return nullptr;
+        return false;
     }
     // Every session of the context reads and writes through the context's one BIO, which holds no state of a
     // connection (TlsContext.cpp says why); each SSL owns one reference to it, which SSL_free gives back.
@@ -24,81 +45,74 @@ TlsSession* TlsSession::create(TlsContext& context, std::uint64_t handshakeDeadl
     BIO_up_ref(bio);
     SSL_set_bio(ssl, bio, bio);
     SSL_set_accept_state(ssl);
-    auto* session = new (std::nothrow) TlsSession(context, ssl, handshakeDeadlineMs);
-    if (session == nullptr) {
-        SSL_free(ssl);
-        return nullptr;
-    }
-    return session;
+    context_ = &context;
+    ssl_ = ssl;
+    return true;
 }
 
-TlsSession::TlsSession(TlsContext& context, SSL* ssl, std::uint64_t handshakeDeadlineMs) noexcept
-    : context_(context), ssl_(ssl), handshakeDeadlineMs_(handshakeDeadlineMs) {}
-
-TlsSession::~TlsSession() { SSL_free(ssl_); }
-
-TlsSession::ReadResult TlsSession::decrypt(const char* cipher, std::size_t length, char* plain,
-                                           std::size_t plainCapacity, std::size_t& plainLength) noexcept {
+TlsSession::ReadResult TlsSession::decrypt(std::string_view ciphertext, std::span<char> plaintext,
+                                           std::size_t& plainLength, ByteBuffer& records) noexcept {
+    LW_CHECK(ssl_ != nullptr);
+    LW_CHECK(plaintext.size() >= ciphertext.size() + kMaxRecordBytes);
     plainLength = 0;
     if (failed_) return ReadResult::Failed;
-    context_.setInput(cipher, length);
+    TlsContext::Call call(*context_, *this, ciphertext, records);
     auto fail = [this] {
         failed_ = true;
         ERR_clear_error();
-        context_.setInput(nullptr, 0);
         return ReadResult::Failed;
     };
     if (!established_) {
-        // The server-name callback, which runs inside the handshake, finds the session through the context.
-        context_.setHandshakingSession(this);
         int done = SSL_do_handshake(ssl_);
-        context_.setHandshakingSession(nullptr);
         if (done != 1) {
             int error = SSL_get_error(ssl_, done);
-            if (error == SSL_ERROR_WANT_READ) return ReadResult::Ok;
-            return fail();
+            if (error != SSL_ERROR_WANT_READ) return fail();
+            // A handshake step reads all it is given: what a flight leaves unread is the start of the next.
+            LW_CHECK(call.inputLeft() == 0);
+            return ReadResult::Ok;
         }
         established_ = true;
     }
     // One record per SSL_read; go on until the input is used up (OpenSSL keeps a partial record for next time).
-    while (plainLength < plainCapacity) {
-        std::size_t room = plainCapacity - plainLength;
-        int read = SSL_read(ssl_, plain + plainLength, room > INT_MAX ? INT_MAX : static_cast<int>(room));
+    while (plainLength < plaintext.size()) {
+        std::size_t room = plaintext.size() - plainLength;
+        int read = SSL_read(ssl_, plaintext.data() + plainLength, room > INT_MAX ? INT_MAX : static_cast<int>(room));
         if (read > 0) {
             plainLength += static_cast<std::size_t>(read);
             // All input used and no record bytes kept: a further SSL_read would only say WANT_READ.
-            if (context_.inputLeft() == 0 && SSL_has_pending(ssl_) == 0) break;
+            if (call.inputLeft() == 0 && SSL_has_pending(ssl_) == 0) break;
             continue;
         }
         int error = SSL_get_error(ssl_, read);
         if (error == SSL_ERROR_WANT_READ) break;
-        if (error == SSL_ERROR_ZERO_RETURN) {
-            context_.setInput(nullptr, 0);
-            return ReadResult::PeerClosed;
-        }
+        if (error == SSL_ERROR_ZERO_RETURN) return ReadResult::PeerClosed;
         return fail();
     }
-    context_.setInput(nullptr, 0);
+    // The plaintext of every record the input completed fits (the capacity checked above), so none is left behind.
+    LW_CHECK(call.inputLeft() == 0);
     return ReadResult::Ok;
 }
 
-bool TlsSession::encrypt(std::string_view plain) noexcept {
+bool TlsSession::encrypt(std::string_view plaintext, ByteBuffer& records) noexcept {
+    LW_CHECK(ssl_ != nullptr);
     if (!established_ || failed_ || closeNotifySent_) return false;
-    while (!plain.empty()) {
-        int chunk = plain.size() > INT_MAX ? INT_MAX : static_cast<int>(plain.size());
-        int written = SSL_write(ssl_, plain.data(), chunk);
+    TlsContext::Call call(*context_, *this, {}, records);
+    while (!plaintext.empty()) {
+        int chunk = plaintext.size() > INT_MAX ? INT_MAX : static_cast<int>(plaintext.size());
+        int written = SSL_write(ssl_, plaintext.data(), chunk);
         if (written <= 0) {
             failed_ = true;
             ERR_clear_error();
             return false;
         }
-        plain.remove_prefix(static_cast<std::size_t>(written));
+        plaintext.remove_prefix(static_cast<std::size_t>(written));
     }
     return true;
 }
 
-bool TlsSession::closeNotify() noexcept {
-    if (!established_ || failed_ || closeNotifySent_) return false;
+bool TlsSession::closeNotify(ByteBuffer& records) noexcept {
+    if (ssl_ == nullptr || !established_ || failed_ || closeNotifySent_) return false;
+    TlsContext::Call call(*context_, *this, {}, records);
     closeNotifySent_ = true;
     SSL_shutdown(ssl_);
     ERR_clear_error();

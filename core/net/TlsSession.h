@@ -1,17 +1,23 @@
-// TlsSession: the server side of one TLS connection (OpenSSL's SSL object), driven by the Socket that owns it.
+// TlsSession: the server side of one TLS connection (OpenSSL's SSL object), held by value in the Socket it serves.
 //
-// No I/O of its own: it reads ciphertext from its context's input (TlsContext::setInput, the bytes the socket
-// just received) and writes every record it makes into its context's output(), which the socket sends (or
-// queues as backpressure) right after the call. So the kernel sees one send for a whole corked batch, however
-// many records it holds, and the handshake never blocks the loop: each step runs when its bytes arrive.
-// Calls: decrypt() for each batch of received bytes (it advances the handshake first), encrypt() for plaintext
-// to send once established, closeNotify() before a graceful end.
-// Allocation: OpenSSL's session object at accept; its buffers when in use (freed when idle with
+// A default-constructed session is inactive (the socket speaks plain TCP); start() makes it a server session of a
+// TlsContext. It does no I/O of its own, and it keeps no buffer: each call is given the ciphertext to read and the
+// buffer its records go to (the loop's record buffer, which the socket sends, or queues as backpressure, right after
+// the call), so the kernel sees one send for a whole corked batch however many records it holds, and the handshake
+// never blocks the loop: each step runs when its bytes arrive.
+// Calls: decrypt() for each batch of received bytes (it advances the handshake first), encrypt() for plaintext to
+// send once established, closeNotify() before a graceful end. Each one checks on entry that no other session of its
+// context is inside OpenSSL (the context's one BIO serves one call at a time) and on exit that it took all of the
+// ciphertext it was given and left the BIO pointing at nothing.
+// Allocation: OpenSSL's SSL object at start(); its buffers while in use (freed when idle with
 // ssl_prefer_low_memory_usage). Loop thread only.
 #pragma once
 
+#include "base/ByteBuffer.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,31 +32,36 @@ public:
     enum class ReadResult {
         Ok,          // plaintext (maybe none) was produced; more may follow with the next bytes
         PeerClosed,  // the peer sent close_notify: no more data will come
-        Failed,      // a handshake failure or a corrupt record: close the connection (after sending output())
+        Failed,      // a handshake failure or a corrupt record: close the connection (after sending the records)
     };
 
-    // The handshake must end before deadlineMs (the loop's timeout clock). Returns null when OpenSSL cannot
-    // create the session (out of memory).
-    static TlsSession* create(TlsContext& context, std::uint64_t handshakeDeadlineMs) noexcept;
-    ~TlsSession();
+    TlsSession() noexcept = default;
+    // Takes other's connection (a socket that changes protocol keeps its TLS); other ends inactive.
+    TlsSession(TlsSession&& other) noexcept;
+    TlsSession& operator=(TlsSession&&) = delete;
     TlsSession(const TlsSession&) = delete;
     TlsSession& operator=(const TlsSession&) = delete;
+    ~TlsSession();
 
-    TlsContext& context() const noexcept { return context_; }
+    // Makes an inactive session a server session of context (which must outlive it). Returns false, and stays
+    // inactive, when OpenSSL cannot create the session (out of memory).
+    bool start(TlsContext& context) noexcept;
+    bool isActive() const noexcept { return ssl_ != nullptr; }
+    bool isHandshaking() const noexcept { return ssl_ != nullptr && !established_ && !failed_; }
     bool isEstablished() const noexcept { return established_; }
-    // The deadline of the handshake, 0 once it has finished.
-    std::uint64_t handshakeDeadlineMs() const noexcept { return established_ ? 0 : handshakeDeadlineMs_; }
+    TlsContext* context() const noexcept { return context_; }
 
-    // Consumes all of cipher (partial records are kept for the next call) and writes the plaintext it holds to
-    // plain. plainCapacity must be at least length plus one record (kMaxRecordBytes): the plaintext of the bytes
-    // kept from the last call comes out too.
-    ReadResult decrypt(const char* cipher, std::size_t length, char* plain, std::size_t plainCapacity,
-                       std::size_t& plainLength) noexcept;
-    // Encrypts plain into output() (one record per 16 KiB). Returns false when the session cannot send: its
-    // handshake is not finished, or it failed.
-    bool encrypt(std::string_view plain) noexcept;
-    // Writes close_notify into output(), once; returns whether it was written now.
-    bool closeNotify() noexcept;
+    // Consumes all of ciphertext (a partial record is kept for the next call), writes the plaintext it holds to the
+    // front of plaintext and the records it makes (handshake messages, tickets, alerts) to records; plainLength is
+    // the plaintext's length. plaintext must hold ciphertext.size() plus one record (kMaxRecordBytes): the
+    // plaintext of the bytes kept from the last call comes out too.
+    ReadResult decrypt(std::string_view ciphertext, std::span<char> plaintext, std::size_t& plainLength,
+                       ByteBuffer& records) noexcept;
+    // Seals plaintext into records (one record per 16 KiB). Returns false when the session cannot send: its
+    // handshake is not finished, it failed, or it sent close_notify.
+    bool encrypt(std::string_view plaintext, ByteBuffer& records) noexcept;
+    // Writes close_notify into records, once; returns whether it was written now.
+    bool closeNotify(ByteBuffer& records) noexcept;
 
     // The server name the client asked for (SNI), or empty.
     std::string_view serverName() const noexcept;
@@ -66,11 +77,8 @@ public:
     static constexpr std::size_t kMaxRecordBytes = 16384 + 2048 + 5;
 
 private:
-    TlsSession(TlsContext& context, SSL* ssl, std::uint64_t handshakeDeadlineMs) noexcept;
-
-    TlsContext& context_;
-    SSL* ssl_;
-    std::uint64_t handshakeDeadlineMs_;
+    TlsContext* context_ = nullptr;
+    SSL* ssl_ = nullptr;
     void* serverNameData_ = nullptr;
     bool established_ = false;
     bool failed_ = false;

@@ -63,7 +63,7 @@ bool AnyWebSocket::beginCork() { return connectionOf(this).beginCork(); }
 
 void AnyWebSocket::endCork(bool corkedHere) { connectionOf(this).endCork(corkedHere); }
 
-std::size_t AnyWebSocket::getBufferedAmount() const noexcept { return connectionOf(this).bufferedBytes(); }
+std::size_t AnyWebSocket::getBufferedAmount() const noexcept { return connectionOf(this).bufferedUserBytes(); }
 
 std::string_view AnyWebSocket::getRemoteAddress() const noexcept { return connectionOf(this).remoteAddress().bytes(); }
 

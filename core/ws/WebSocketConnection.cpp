@@ -314,7 +314,7 @@ bool WebSocketConnection::admit(std::string_view message, OpCode opCode) {
     if (status_ == Status::Open) {
         const std::uint32_t limit = context_.settings().maxBackpressure;
         std::size_t held = extras_ != nullptr ? extras_->held.size() : 0;
-        if (limit == 0 || bufferedBytes() + held <= limit) return true;
+        if (limit == 0 || bufferedUserBytes() + held <= limit) return true;
     } else if (status_ != Status::Dropping) {
         return false;
     }

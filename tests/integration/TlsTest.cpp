@@ -334,6 +334,22 @@ TEST_P(TlsTest, AClientThatStopsMidHandshakeIsClosedAfterTheHandshakeTimeout) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
+// One deadline per socket: the handshake's until it has finished, then the HTTP layer's own (here the idle timeout,
+// longer than the handshake's), which a finished handshake must not cut short.
+TEST_P(TlsTest, AFinishedHandshakeIsGivenTheIdleTimeoutNotTheHandshakes) {
+    ServerOptions serverOptions = options();
+    serverOptions.sweepIntervalMs = 20;
+    serverOptions.tlsHandshakeTimeoutMs = 200;
+    serverOptions.idleTimeoutMs = 1500;
+    serveTls(serverOptions, localhost());
+    auto start = std::chrono::steady_clock::now();
+    TestClient idle(port(), verifying());
+    ASSERT_EQ(idle.handshakeError(), "");
+    EXPECT_FALSE(idle.waitForClose(std::chrono::milliseconds(800)));
+    EXPECT_TRUE(idle.waitForClose(std::chrono::seconds(5)));
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1400));
+}
+
 TEST_P(TlsTest, AHandshakeFloodDoesNotStallPlainRequests) {
     serveTls(localhost());
     std::vector<std::unique_ptr<TestClient>> flood;

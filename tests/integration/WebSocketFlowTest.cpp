@@ -230,6 +230,33 @@ TEST_P(WebSocketFlow, APeerThatFloodsPingsAndNeverReadsIsHeldToTheBacklogLimit) 
     EXPECT_LT(sent, std::size_t{64} << 20);
 }
 
+// Issue 21: getBufferedAmount() counts the frames as they were written, over TLS too, not the records' bytes (22 or
+// more of framing each). The client reads nothing; the server sends until backpressure, then one-byte messages,
+// each queued (over TLS, sealed) on its own: the amount grows by their frames' 3 bytes each, exactly.
+TEST_P(WebSocketFlow, BufferedAmountCountsTheFramesAsWrittenOverTlsToo) {
+    constexpr int kMessages = 10000;
+    serveWs([log = &log_](Behavior& behavior, App&) {
+        behavior.maxBackpressure = 0;  // no limit: nothing is dropped
+        behavior.message = [log](Socket* ws, std::string_view, OpCode) {
+            const std::string chunk(16384, 'x');
+            int chunks = 0;
+            while (ws->send(chunk) != SendStatus::Backpressure && ++chunks < 10000) {
+            }
+            const std::size_t before = ws->getBufferedAmount();
+            for (int i = 0; i < kMessages; ++i)
+                ws->send("z");
+            log->add(before > 0 ? "backpressure" : "none");
+            log->add("grew:" + std::to_string(ws->getBufferedAmount() - before));
+        };
+    });
+    auto client = connect();
+    client->raw().setReceiveBuffer(4096);
+    client->sendText("go");
+    ASSERT_TRUE(log_.waitFor("grew:", 1, 10s));
+    EXPECT_EQ(log_.count("backpressure"), 1u) << joined(log_.events());
+    EXPECT_EQ(log_.count("grew:" + std::to_string(kMessages * 3)), 1u) << joined(log_.events());
+}
+
 // ---- pub/sub ----
 
 TEST_P(WebSocketFlow, PublishReachesOtherSubscribersButNotTheSender) {

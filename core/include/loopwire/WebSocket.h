@@ -103,7 +103,8 @@ public:
         return this;
     }
 
-    // Bytes sent but not yet taken by the kernel.
+    // Bytes sent but not yet taken by the kernel: the frames as written (over TLS their plaintext, not the records'
+    // bytes), which is also what maxBackpressure is compared with.
     std::size_t getBufferedAmount() const noexcept;
     // The peer's address in binary (4 or 16 bytes; empty for a Unix socket), as text, and its port.
     std::string_view getRemoteAddress() const noexcept;
