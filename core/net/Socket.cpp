@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -33,7 +34,7 @@ static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one T
 class RecordBuffer {
 public:
     explicit RecordBuffer(Loop& loop) noexcept
-        : shared_(loop.recordBuffer()), records_(shared_.empty() ? shared_ : own_) {}
+        : shared_(loop.recordBuffer()), records_(shared_.empty() ? shared_ : own_.emplace()) {}
     ~RecordBuffer() {
         LW_CHECK(records_.empty());
         // The buffer is shared by every TLS socket of the loop: one large response must not pin its size.
@@ -44,7 +45,7 @@ public:
     ByteBuffer& get() noexcept { return records_; }
 
 private:
-    ByteBuffer own_;
+    std::optional<ByteBuffer> own_;  // made only when needed: its destructor is a call
     ByteBuffer& shared_;
     ByteBuffer& records_;
 };
@@ -209,7 +210,7 @@ long Socket::sendRaw(std::string_view head, std::string_view tail) noexcept {
 long Socket::sendEncrypted(std::string_view head, std::string_view tail) noexcept {
     if (broken_) return -1;
     RecordBuffer records(loop_);
-    if (!tls_.encrypt(head, records.get()) || !tls_.encrypt(tail, records.get())) {
+    if (!tls_.encrypt(head, records.get()) || (!tail.empty() && !tls_.encrypt(tail, records.get()))) {
         records.get().clear();
         markBroken();
         return -1;

@@ -432,19 +432,6 @@ int TlsContext::selectServerName(SSL* ssl, int* /*alert*/, void* self) {
     return SSL_TLSEXT_ERR_OK;
 }
 
-TlsContext::Call::Call(TlsContext& context, TlsSession& session, std::string_view input, ByteBuffer& records) noexcept
-    : context_(context), session_(session), input_(input), records_(records), interrupted_(context.call_) {
-    // A session is inside at most one call at a time: a nested call is another session's.
-    for (Call* outer = interrupted_; outer != nullptr; outer = outer->interrupted_)
-        LW_CHECK(&outer->session_ != &session);
-    context_.call_ = this;
-}
-
-TlsContext::Call::~Call() {
-    LW_CHECK(context_.call_ == this);
-    context_.call_ = interrupted_;
-}
-
 std::size_t TlsContext::Call::takeInput(char* into, std::size_t capacity) noexcept {
     std::size_t taken = std::min(capacity, input_.size());
     if (taken > 0) {

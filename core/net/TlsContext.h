@@ -16,6 +16,7 @@
 #pragma once
 
 #include "base/ByteBuffer.h"
+#include "base/Check.h"
 
 #include <loopwire/InlineFunction.h>
 #include <loopwire/SocketContextOptions.h>
@@ -72,8 +73,18 @@ public:
     // close other connections, which send close_notify); each restores the one it interrupted.
     class Call {
     public:
-        Call(TlsContext& context, TlsSession& session, std::string_view input, ByteBuffer& records) noexcept;
-        ~Call();
+        // Inline: two of them per request (one to read it, one to seal the answer).
+        Call(TlsContext& context, TlsSession& session, std::string_view input, ByteBuffer& records) noexcept
+            : context_(context), session_(session), input_(input), records_(records), interrupted_(context.call_) {
+            // A session is inside at most one call at a time: a nested call is another session's.
+            for (Call* outer = interrupted_; LW_CHECKS_ENABLED && outer != nullptr; outer = outer->interrupted_)
+                LW_CHECK(&outer->session_ != &session);
+            context_.call_ = this;
+        }
+        ~Call() {
+            LW_CHECK(context_.call_ == this);
+            context_.call_ = interrupted_;
+        }
         Call(const Call&) = delete;
         Call& operator=(const Call&) = delete;
         // The input the BIO has not read yet.

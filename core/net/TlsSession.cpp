@@ -96,6 +96,7 @@ TlsSession::ReadResult TlsSession::decrypt(std::string_view ciphertext, std::spa
 bool TlsSession::encrypt(std::string_view plaintext, ByteBuffer& records) noexcept {
     LW_CHECK(ssl_ != nullptr);
     if (!established_ || failed_ || closeNotifySent_) return false;
+    if (plaintext.empty()) return true;
     TlsContext::Call call(*context_, *this, {}, records);
     while (!plaintext.empty()) {
         int chunk = plaintext.size() > INT_MAX ? INT_MAX : static_cast<int>(plaintext.size());
