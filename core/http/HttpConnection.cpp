@@ -526,8 +526,8 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
     writeOffset_ += taken;
     if (taken > 0) writeDeadlineMs_ = 0;  // progress: the write timeout starts again
-    // Over TLS the socket takes every byte (their records wait as backpressure when the kernel refuses some), so
-    // backpressure is told by what waits, not by what was taken.
+    // Over TLS the socket may take a group of bytes whose records the kernel did not take whole (they wait as
+    // backpressure), so backpressure is told by what waits too, not only by what was taken.
     bool ok = taken == data.size() && bufferedBytes() == 0;
     if (writeOffset_ >= totalSize) {
         finishResponse(closeConnection);

@@ -26,6 +26,9 @@ constexpr std::size_t kMaxRetainedBackpressureBytes = 64 * 1024;
 constexpr std::size_t kTlsPlaintextBytes = Loop::kReceiveBufferBytes / 2;
 constexpr std::size_t kTlsCiphertextBytes = Loop::kReceiveBufferBytes / 2 - TlsSession::kMaxRecordBytes;
 static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one TLS record");
+// What a TLS socket's tryWrite() seals and sends at a time (see tryWriteEncrypted): four full records.
+constexpr std::size_t kTlsTryWriteGroupBytes = 4 * 16384;
+static_assert(Loop::kCorkBufferBytes < kTlsTryWriteGroupBytes, "the corked bytes go with the first group");
 
 // Where a TLS socket's session writes the records of one call, on their way to the kernel: the loop's shared
 // record buffer, which is empty between two calls; or, when another socket's records are in it (a handler that
@@ -145,7 +148,8 @@ std::size_t Socket::tryWrite(std::string_view data) {
         corked = {loop_.corkBuffer(), used};
         used = 0;
     }
-    long sent = corked.empty() ? sendTwo(data, {}) : sendTwo(corked, data);
+    if (tls_.isActive()) return tryWriteEncrypted(corked, data);
+    long sent = corked.empty() ? sendRaw(data, {}) : sendRaw(corked, data);
     if (sent < 0) return 0;
     auto taken = static_cast<std::size_t>(sent);
     if (taken < corked.size()) {
@@ -155,6 +159,29 @@ std::size_t Socket::tryWrite(std::string_view data) {
         return 0;
     }
     return taken - corked.size();
+}
+
+// Records once sealed cannot be taken back (each carries the next sequence number), so a TLS socket that must take
+// only what the kernel takes seals a group at a time, sends it, and stops after the first group the kernel did not
+// take whole: what waits as backpressure is at most one group's records, not all of data's.
+std::size_t Socket::tryWriteEncrypted(std::string_view corked, std::string_view data) noexcept {
+    std::size_t taken = 0;
+    for (;;) {
+        // The corked bytes, accepted already, go first, with the first group.
+        const std::string_view group = data.substr(taken, kTlsTryWriteGroupBytes - corked.size());
+        {
+            RecordBuffer records(loop_);
+            if (!tls_.encrypt(corked, records.get()) || !tls_.encrypt(group, records.get())) {
+                records.get().clear();
+                markBroken();
+                return 0;
+            }
+            if (!sendRecords(records.get(), corked.size() + group.size())) return 0;
+        }
+        corked = {};
+        taken += group.size();
+        if (!backpressure_.empty() || taken == data.size()) return taken;
+    }
 }
 
 void Socket::cork() noexcept {

@@ -78,8 +78,9 @@ public:
         return writeSlowly(data);
     }
     // Writes what can go now (into the cork buffer, or to the kernel) and buffers nothing; returns the bytes
-    // taken. Takes nothing while backpressure is pending. A TLS socket takes all of data, encrypted, and the
-    // records the kernel refuses become backpressure: check bufferedBytes() afterwards.
+    // taken. Takes nothing while backpressure is pending. A TLS socket seals and sends 64 KiB at a time and stops
+    // after the first group the kernel does not take whole: that group counts as taken, and the rest of its records
+    // waits as backpressure (check bufferedBytes() afterwards).
     std::size_t tryWrite(std::string_view data);
     std::size_t bufferedBytes() const noexcept { return backpressure_.size(); }
     // What the layer above wrote that waits in the backpressure buffer: its size on plain TCP; over TLS the
@@ -183,6 +184,7 @@ private:
         return tls_.isActive() ? sendEncrypted(head, tail) : sendRaw(head, tail);
     }
     long sendRaw(std::string_view head, std::string_view tail) noexcept;
+    std::size_t tryWriteEncrypted(std::string_view corked, std::string_view data) noexcept;
     long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
     // Adds bytes behind the backpressure already waiting (encrypted first on a TLS socket).
     void appendBackpressure(std::string_view bytes);
