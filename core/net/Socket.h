@@ -184,6 +184,7 @@ private:
         return tls_.isActive() ? sendEncrypted(head, tail) : sendRaw(head, tail);
     }
     long sendRaw(std::string_view head, std::string_view tail) noexcept;
+    // tryWrite() on a TLS socket, with the cork buffer's bytes (accepted already) to go first.
     std::size_t tryWriteEncrypted(std::string_view corked, std::string_view data) noexcept;
     long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
     // Adds bytes behind the backpressure already waiting (encrypted first on a TLS socket).

@@ -95,7 +95,6 @@ public:
         TlsSession& session() const noexcept { return session_; }
 
     private:
-        friend class TlsContext;
         TlsContext& context_;
         TlsSession& session_;
         std::string_view input_;

@@ -26,6 +26,7 @@ TlsSession::TlsSession(TlsSession&& other) noexcept
     other.context_ = nullptr;
     other.ssl_ = nullptr;
     other.serverNameData_ = nullptr;
+    other.established_ = other.failed_ = other.closeNotifySent_ = false;
 }
 
 TlsSession::~TlsSession() {

@@ -6,9 +6,10 @@
 // the call), so the kernel sees one send for a whole corked batch however many records it holds, and the handshake
 // never blocks the loop: each step runs when its bytes arrive.
 // Calls: decrypt() for each batch of received bytes (it advances the handshake first), encrypt() for plaintext to
-// send once established, closeNotify() before a graceful end. Each one checks on entry that no other session of its
-// context is inside OpenSSL (the context's one BIO serves one call at a time) and on exit that it took all of the
-// ciphertext it was given and left the BIO pointing at nothing.
+// send once established, closeNotify() before a graceful end. Each one runs as a TlsContext::Call, which points the
+// context's one BIO at its buffers and back at the call it interrupted (another session's) when it returns; it checks
+// that this session is not inside a call already, that plaintext has room for what ciphertext may hold, and on exit
+// that all of the ciphertext was taken.
 // Allocation: OpenSSL's SSL object at start(); its buffers while in use (freed when idle with
 // ssl_prefer_low_memory_usage). Loop thread only.
 #pragma once

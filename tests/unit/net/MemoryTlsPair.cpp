@@ -153,12 +153,12 @@ void MemoryTlsPair::clientSends(std::string_view plaintext) {
     pump();
 }
 
-std::string MemoryTlsPair::serverSends(std::string_view plaintext) {
+std::string MemoryTlsPair::serverSends(std::string_view plaintext, std::size_t chunk) {
     EXPECT_TRUE(server_->encrypt(plaintext, records_));
     std::string records(records_.view());
     toClient_.append(records);
     records_.clear();
-    pump();
+    pump(chunk);
     return records;
 }
 

@@ -53,8 +53,8 @@ public:
     bool handshake(std::size_t chunk = 1u << 20);
     // From the client to the server, and back: the plaintext goes through send()/encrypt() and pump().
     void clientSends(std::string_view plaintext);
-    // Seals plaintext on the server side and returns the records (also queued for the client).
-    std::string serverSends(std::string_view plaintext);
+    // Seals plaintext on the server side, pumps (chunk bytes at a time) and returns the records.
+    std::string serverSends(std::string_view plaintext, std::size_t chunk = 1u << 20);
     void serverClosesNotify();
 
     // The Nth (from 1) read or write of the server gets fault.
