@@ -70,13 +70,11 @@ public:
     // Goes on with another session object holding the connection (a socket that changed protocol).
     void useServer(TlsSession& session) noexcept { server_ = &session; }
     TlsClient& client() noexcept { return *client_; }
-    TlsSession::ReadResult lastServerResult() const noexcept { return lastServerResult_; }
     bool serverFailed() const noexcept { return lastServerResult_ == TlsSession::ReadResult::Failed; }
     bool serverSawCloseNotify() const noexcept { return lastServerResult_ == TlsSession::ReadResult::PeerClosed; }
     const std::string& serverReceived() const noexcept { return serverReceived_; }
     std::string clientReceived() const { return std::string(clientReceived_.view()); }
     std::size_t reads() const noexcept { return reads_; }
-    std::size_t writes() const noexcept { return writes_; }
 
 private:
     bool applyFault(Side side, std::string& bytes);
