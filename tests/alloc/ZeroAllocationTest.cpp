@@ -281,8 +281,12 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, BrokerMod
     ASSERT_TRUE(upgradeToWebSocket(sender));
     ASSERT_TRUE(upgradeToWebSocket(receiver));
     // Both links ready and the subscriber's App subscribed in Redis (the sender's App too: its sender subscribed).
+    // Redis counts a subscription as soon as it has read the command, which can be before the App has read the reply
+    // that makes its link ready: wait for both.
     for (int i = 0;
-         i < 500 && !redis.command({"PUBSUB", sharded ? "SHARDNUMSUB" : "NUMSUB", "loopwire:room"}).ends_with(":2\r\n");
+         i < 500 &&
+         (ready.load() < 2 ||
+          !redis.command({"PUBSUB", sharded ? "SHARDNUMSUB" : "NUMSUB", "loopwire:room"}).ends_with(":2\r\n"));
          ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_EQ(ready.load(), 2);
