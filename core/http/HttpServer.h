@@ -109,7 +109,8 @@ public:
     // Threads (ServerThreads): this server's inbox, for acceptors on other threads, and its own children.
     ServerThreads& threads() noexcept { return threads_; }
     // Serves fd, a connected non-blocking socket accepted elsewhere (by another thread's acceptor, or by the
-    // embedder), exactly as one accepted by this server's listeners; takes ownership of fd.
+    // embedder), exactly as one accepted by this server's listeners; takes ownership of fd. A MemoryStream's
+    // descriptor is served on that stream (tests).
     void adopt(int fd, const SocketAddress& remote);
 
     // Counts handlers that returned without responding and without onAborted; warns on the first.

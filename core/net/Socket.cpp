@@ -1,5 +1,6 @@
 #include "Socket.h"
 
+#include "MemoryStream.h"
 #include "TlsContext.h"
 #include "TlsSession.h"
 #include "base/Check.h"
@@ -65,7 +66,11 @@ std::size_t shareOf(std::size_t whole, std::size_t share, std::size_t total) noe
 
 Socket::Socket(Loop& loop, SocketGroup& group, int fd, const SocketAddress& remote, TlsContext* tls,
                const ProxyPolicy* proxy) noexcept
-    : loop_(loop), group_(&group), remoteAddress_(remote), proxy_(proxy) {
+    : loop_(loop),
+      group_(&group),
+      remoteAddress_(remote),
+      proxy_(proxy),
+      inMemory_(MemoryStream::serving(fd) != nullptr) {
     loop_.watch(*this, fd, io::kReadable | io::kEdgeTriggered);
     group_->add(*this);
     if (tls != nullptr) {
@@ -91,7 +96,8 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
       broken_(predecessor.broken_),
       receivedEnd_(predecessor.receivedEnd_),
       readingPaused_(predecessor.readingPaused_),
-      wantWritable_(predecessor.wantWritable_) {
+      wantWritable_(predecessor.wantWritable_),
+      inMemory_(predecessor.inMemory_) {
     LW_CHECK(!predecessor.closed_ && !predecessor.shutdownPending_ && !predecessor.shutdownSent_);
     loop_.transferWatch(predecessor, *this);
     if (loop_.corkOwner() == &predecessor) loop_.setCorkOwner(this);
@@ -216,7 +222,9 @@ long Socket::sendRaw(std::string_view head, std::string_view tail) noexcept {
     for (;;) {
         loop_.countSendCall();
         ssize_t sent;
-        if (tail.empty()) {
+        if (inMemory_) [[unlikely]] {
+            sent = MemoryStream::serving(fd())->send(head, tail);
+        } else if (tail.empty()) {
             sent = ::send(fd(), head.data(), head.size(), MSG_NOSIGNAL);
         } else {
             iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
@@ -343,7 +351,11 @@ void Socket::shutdownWrite() noexcept {
     }
     shutdownPending_ = false;
     shutdownSent_ = true;
-    ::shutdown(fd(), SHUT_WR);
+    if (inMemory_) [[unlikely]] {
+        MemoryStream::serving(fd())->shutdownSending();
+    } else {
+        ::shutdown(fd(), SHUT_WR);
+    }
     // Both directions are done: nothing is left to wait for.
     if (receivedEnd_) close();
 }
@@ -361,7 +373,11 @@ void Socket::close() noexcept {
     closed_ = true;
     int descriptor = fd();
     loop_.unwatch(*this);
-    ::close(descriptor);
+    if (inMemory_) [[unlikely]] {
+        MemoryStream::serving(descriptor)->closeServerEnd();
+    } else {
+        ::close(descriptor);
+    }
     group_->remove(*this);
     backpressure_.release();
     backpressurePlaintext_ = 0;
@@ -395,6 +411,24 @@ void Socket::onIo(std::uint32_t events) {
     }
 }
 
+ssize_t Socket::receiveInto(char* buffer, std::size_t room) noexcept {
+    if (inMemory_) [[unlikely]]
+        return MemoryStream::serving(fd())->receive(buffer, room);
+    ssize_t received;
+    do {
+        received = ::recv(fd(), buffer, room, 0);
+    } while (received < 0 && errno == EINTR);
+    return received;
+}
+
+bool Socket::inputWaits() noexcept {
+    if (inMemory_) [[unlikely]]
+        return MemoryStream::serving(fd())->hasInput();
+    char byte;
+    // A peeked byte, or the end of the stream (0), is input the loop has not dispatched yet.
+    return ::recv(fd(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
 void Socket::readOnce(bool peerEnded) {
     if (tls_.isActive()) {
         readEncrypted(peerEnded);
@@ -407,10 +441,7 @@ void Socket::readOnce(bool peerEnded) {
         return;
     }
     char* buffer = loop_.receiveBuffer();
-    ssize_t received;
-    do {
-        received = ::recv(fd(), buffer, Loop::kReceiveBufferBytes, 0);
-    } while (received < 0 && errno == EINTR);
+    const ssize_t received = receiveInto(buffer, Loop::kReceiveBufferBytes);
     if (received > 0) {
         onData(buffer, static_cast<std::size_t>(received));
         if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == Loop::kReceiveBufferBytes)) {
@@ -425,10 +456,7 @@ void Socket::readBehindProxyHeader(bool peerEnded) {
     char* buffer = loop_.receiveBuffer();
     const std::size_t carried = proxy_.restoreCarried(buffer, Loop::kReceiveBufferBytes);
     const std::size_t room = Loop::kReceiveBufferBytes - carried;
-    ssize_t received;
-    do {
-        received = ::recv(fd(), buffer + carried, room, 0);
-    } while (received < 0 && errno == EINTR);
+    const ssize_t received = receiveInto(buffer + carried, room);
     if (received > 0) {
         char* data = buffer;
         std::size_t length = carried + static_cast<std::size_t>(received);
@@ -453,10 +481,7 @@ void Socket::readEncrypted(bool peerEnded) {
     char* ciphertext = plaintext + kTlsPlaintextBytes;
     const std::size_t carried = proxy_.awaiting() ? proxy_.restoreCarried(ciphertext, kTlsCiphertextBytes) : 0;
     const std::size_t room = kTlsCiphertextBytes - carried;
-    ssize_t received;
-    do {
-        received = ::recv(fd(), ciphertext + carried, room, 0);
-    } while (received < 0 && errno == EINTR);
+    const ssize_t received = receiveInto(ciphertext + carried, room);
     if (received == 0) {
         endOfStream();
         return;
@@ -590,9 +615,7 @@ bool Socket::serviceWaitingIo() {
     }
     if (closed_) return true;
     if (!readingPaused_ && !receivedEnd_) {
-        char byte;
-        // A peeked byte, or the end of the stream (0), is input the loop has not dispatched yet.
-        if (::recv(fd(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
+        if (inputWaits()) {
             // Whether the FIN is behind the bytes is not known here: assume it is (one extra poll at most).
             readOnce(true);
             progressed = true;

@@ -32,6 +32,8 @@
 //   that has not finished by then is closed (onTimeout() does not run). The layer above arms no deadline of its
 //   own before onTransportReady(), which runs once the handshake has finished, before the first onData().
 //   shutdownWrite() and close() send close_notify first; the peer's close_notify is an end of stream.
+// In memory: a socket made on a MemoryStream's server end (its descriptor) runs on that stream where it would make
+//   system calls, with everything else the same; tests run the layers above on it without a kernel socket.
 // Allocation: the object itself at accept (and OpenSSL's session); the backpressure buffer only when the kernel
 //   refuses bytes, and it keeps its capacity afterwards.
 #pragma once
@@ -184,6 +186,10 @@ private:
         return tls_.isActive() ? sendEncrypted(head, tail) : sendRaw(head, tail);
     }
     long sendRaw(std::string_view head, std::string_view tail) noexcept;
+    // recv(2) of up to room bytes (retried on EINTR), and whether input or the end of the stream waits unread: on
+    // the descriptor, or on the MemoryStream that stands in for it.
+    ssize_t receiveInto(char* buffer, std::size_t room) noexcept;
+    bool inputWaits() noexcept;
     // tryWrite() on a TLS socket, with the cork buffer's bytes (accepted already) to go first.
     std::size_t tryWriteEncrypted(std::string_view corked, std::string_view data) noexcept;
     long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
@@ -216,6 +222,7 @@ private:
     bool shutdownPending_ = false;
     bool shutdownSent_ = false;
     bool wantWritable_ = false;
+    bool inMemory_ = false;  // the descriptor is a MemoryStream's server end (tests)
 };
 
 // SocketGroup: the sockets of one server, for the sweep (deadlines) and for closing them all at once.
