@@ -1,18 +1,12 @@
 // WebSocketConnection on a MemoryStream: the connection's reading, writing, closing and backpressure, driven by
 // bytes the test writes and checked in the bytes it reads, with no kernel socket, in plain TCP and over TLS (a
 // TlsClient on the test's side); and a walk that fails each read and each write of a whole conversation in turn.
-#include "http/HttpServer.h"
 #include "net/MemoryStream.h"
-#include "net/SocketAddress.h"
-#include "net/TlsClient.h"
-#include "unit/net/MemoryTlsPair.h"
+#include "unit/net/MemoryClient.h"
 
 #include <loopwire/App.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
-
-#include "loop/Loop.h"
-#include "loop/Timer.h"
 
 #include <gtest/gtest.h>
 
@@ -145,7 +139,7 @@ using Behavior = WebSocketBehavior<Session>;
 using Ws = WebSocket<Session>;
 
 // The parameters: the loop's backend, and whether the connection speaks TLS.
-class WebSocketConnectionTest : public ::testing::TestWithParam<std::tuple<LoopBackend, bool>> {
+class WebSocketConnectionTest : public ::testing::TestWithParam<MemoryVariant> {
 protected:
     void SetUp() override { restart(); }
     void TearDown() override { shutDown(); }
@@ -157,66 +151,21 @@ protected:
         return options;
     }
 
-    // A new stream and App (and TLS client): the state of a test that has not begun.
+    // A new client and App: the state of a test that has not begun.
     void restart() {
         shutDown();
-        stream_ = std::make_unique<MemoryStream>();
-        if (tls()) {
-            SocketContextOptions options;
-            options.key = SelfSignedCertificate::get().keyPem;
-            options.cert = SelfSignedCertificate::get().certPem;
-            app_ = std::make_unique<App>(options, serverOptions());
-            ASSERT_FALSE(app_->constructorFailed()) << app_->constructionError();
-            std::string error;
-            tlsClient_ = TlsClient::create({"localhost", "", false}, error);
-            ASSERT_NE(tlsClient_, nullptr) << error;
-        } else {
-            app_ = std::make_unique<App>(serverOptions());
-            tlsClient_.reset();
-        }
+        client_ = std::make_unique<MemoryClient>(tls());
+        app_ = makeMemoryApp(tls(), serverOptions());
         events_.clear();
         received_.clear();
         upgrades_ = destroyed_ = 0;
         socket_ = nullptr;
     }
 
-    // Adopts the stream's server end; over TLS, starts the client's handshake.
-    void adopt() {
-        app_->server().adopt(stream_->descriptor(), SocketAddress{});
-        if (tlsClient_) {
-            tlsClient_->start();
-            sendClientOutput();
-        }
-    }
-
-    // The client sends bytes (over TLS, sealed first); false when it cannot (a TLS client that is not established).
-    bool clientSends(std::string_view bytes) {
-        if (!tlsClient_) {
-            stream_->write(bytes);
-            return true;
-        }
-        if (!tlsClient_->send(bytes)) return false;
-        sendClientOutput();
-        return true;
-    }
-
-    // What the server wrote and the client has not read yet (decrypted, over TLS; the client's replies, its part
-    // of the handshake, are sent). maxBytes bounds what the client reads from the stream.
-    std::string clientReceives(std::size_t maxBytes = MemoryStream::kUnlimited) {
-        std::string bytes = stream_->read(maxBytes);
-        if (!tlsClient_) return bytes;
-        ByteBuffer plain;
-        tlsClient_->receive(bytes, plain);
-        sendClientOutput();
-        return std::string(plain.view());
-    }
-
-    void sendClientOutput() {
-        ByteBuffer& output = tlsClient_->output();
-        if (output.empty()) return;
-        stream_->write(output.view());
-        output.clear();
-    }
+    MemoryStream& stream() { return client_->stream(); }
+    bool clientSends(std::string_view bytes) { return client_->send(bytes); }
+    std::string clientReceives() { return client_->receive(); }
+    void pump() { client_->pump(); }
 
     // Serves /ws with a route that logs every event and echoes every message; customize changes it first.
     void serve(const std::function<void(Behavior&)>& customize = {}) {
@@ -251,16 +200,9 @@ protected:
         app_->ws<Session>("/ws", std::move(behavior));
     }
 
-    // Adopts the stream's server end and sends the upgrade request; expects the 101 and the open handler.
+    // Has the App serve the stream and sends the upgrade request; expects the 101 and the open handler.
     void connect() {
-        adopt();
-        if (tlsClient_) {
-            for (int round = 0; round < 4 && !tlsClient_->established(); ++round) {
-                pump();
-                received_ += clientReceives();
-            }
-            ASSERT_TRUE(tlsClient_->established()) << tlsClient_->error();
-        }
+        ASSERT_TRUE(client_->connect(*app_)) << client_->tlsError();
         clientSends(kUpgradeRequest);
         pump();
         const std::string response = takeHead();
@@ -270,19 +212,6 @@ protected:
             << response;
         ASSERT_EQ(events_, std::vector<std::string>{"open"});
         events_.clear();
-    }
-
-    // Runs the loop until nothing moves on the stream for two slices of a millisecond: every report of the stream
-    // has been handled, and so has whatever the handlers started. (Over TLS the client answers only when it reads.)
-    void pump() {
-        Loop& loop = app_->loop();
-        Timer slice(loop, [&loop] { loop.stop(); });
-        for (int quiet = 0; quiet < 2;) {
-            const auto before = progress();
-            slice.start(1);
-            loop.run();
-            quiet = progress() == before ? quiet + 1 : 0;
-        }
     }
 
     // Sends bytes and runs the loop; returns the frames the server wrote meanwhile.
@@ -301,7 +230,6 @@ protected:
         app_->close();
         pump();
         app_.reset();
-        tlsClient_.reset();
     }
 
     void log(std::string event) { events_.push_back(std::move(event)); }
@@ -316,15 +244,9 @@ protected:
         return head;
     }
 
-    std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, bool> progress() const {
-        return {stream_->receives(), stream_->sends(), stream_->unreadByClient(), stream_->unreadByServer(),
-                stream_->serverClosed()};
-    }
-
-    // Declared before the App: the stream outlives the socket made on it.
-    std::unique_ptr<MemoryStream> stream_;
+    // Declared before the App: the client's stream outlives the socket made on it.
+    std::unique_ptr<MemoryClient> client_;
     std::unique_ptr<App> app_;
-    std::unique_ptr<TlsClient> tlsClient_;
     std::vector<std::string> events_;
     std::string received_;
     Ws* socket_ = nullptr;
@@ -357,7 +279,7 @@ TEST_P(WebSocketConnectionTest, EveryChunkSizeDeliversTheSameMessages) {
                                clientFrame(kContinuation, "o", true) + clientFrame(kBinary, big);
     for (std::size_t chunk : {1u, 2u, 3u, 7u, 125u, 4096u}) {
         events_.clear();
-        stream_->setReadChunk(chunk);
+        stream().setReadChunk(chunk);
         auto echoed = exchange(conversation);
         ASSERT_EQ(events_, (Events{"message:1:one", "message:2:" + describe(std::string(300, '\x01')), "ping:p",
                                    "message:1:two", "message:2:" + describe(big)}))
@@ -393,10 +315,10 @@ TEST_P(WebSocketConnectionTest, TheClientsCloseFrameIsEchoedAndEndsTheConnection
     EXPECT_EQ(events_, Events{"close:4000:bye"});
     EXPECT_EQ(destroyed_, 1);
     // The server ends its side; the stream closes once the client has ended its own.
-    EXPECT_TRUE(stream_->serverEndedWriting());
-    stream_->endWriting();
+    EXPECT_TRUE(stream().serverEndedWriting());
+    stream().endWriting();
     pump();
-    EXPECT_TRUE(stream_->serverClosed());
+    EXPECT_TRUE(stream().serverClosed());
 }
 
 TEST_P(WebSocketConnectionTest, EndSendsACloseFrameAndWaitsForThePeers) {
@@ -410,11 +332,11 @@ TEST_P(WebSocketConnectionTest, EndSendsACloseFrameAndWaitsForThePeers) {
     EXPECT_EQ(written[0].closeCode(), 1001);
     EXPECT_EQ(written[0].payload.substr(2), "going away");
     EXPECT_EQ(events_, Events{"close:1001:going away"});
-    EXPECT_FALSE(stream_->serverClosed());
+    EXPECT_FALSE(stream().serverClosed());
     // Data frames that cross our close frame are read and dropped; the peer's close frame ends it.
     exchange(clientFrame(kText, "late") + clientFrame(kClose, closePayload(1001)));
     EXPECT_EQ(events_, Events{"close:1001:going away"});
-    EXPECT_TRUE(stream_->serverClosed());
+    EXPECT_TRUE(stream().serverClosed());
 }
 
 TEST_P(WebSocketConnectionTest, ProtocolErrorsFailTheConnectionWithTheirCode) {
@@ -450,7 +372,7 @@ TEST_P(WebSocketConnectionTest, ProtocolErrorsFailTheConnectionWithTheirCode) {
         EXPECT_EQ(written.back().closeCode(), testCase.code);
         ASSERT_EQ(events_.size(), 1u);
         EXPECT_EQ(events_[0].rfind("close:" + std::to_string(testCase.code) + ":", 0), 0u) << events_[0];
-        EXPECT_TRUE(stream_->serverClosed());
+        EXPECT_TRUE(stream().serverClosed());
         shutDown();
     }
 }
@@ -458,27 +380,27 @@ TEST_P(WebSocketConnectionTest, ProtocolErrorsFailTheConnectionWithTheirCode) {
 TEST_P(WebSocketConnectionTest, APeerThatEndsWithoutACloseFrameIsReported1006) {
     serve();
     connect();
-    stream_->endWriting();
+    stream().endWriting();
     pump();
     EXPECT_EQ(events_, Events{"close:1006:"});
-    EXPECT_TRUE(stream_->serverClosed());
+    EXPECT_TRUE(stream().serverClosed());
     EXPECT_EQ(destroyed_, 1);
 }
 
 TEST_P(WebSocketConnectionTest, AResetConnectionIsReported1006) {
     serve();
     connect();
-    stream_->reset();
+    stream().reset();
     pump();
     EXPECT_EQ(events_, Events{"close:1006:"});
-    EXPECT_TRUE(stream_->serverClosed());
+    EXPECT_TRUE(stream().serverClosed());
 }
 
 // getBufferedAmount counts what the kernel (here the stream) did not take; drain comes once the peer has read it.
 TEST_P(WebSocketConnectionTest, BackpressureIsBufferedCountedAndDrained) {
     serve([](Behavior& behavior) { behavior.maxBackpressure = 256 * 1024; });
     connect();
-    stream_->setRoom(10'000);
+    stream().setRoom(10'000);
     const std::string message(50'000, 'm');
     EXPECT_EQ(socket_->send(message, OpCode::Binary), SendStatus::Backpressure);
     const std::size_t buffered = socket_->getBufferedAmount();
@@ -501,7 +423,7 @@ TEST_P(WebSocketConnectionTest, BackpressureIsBufferedCountedAndDrained) {
 TEST_P(WebSocketConnectionTest, AMessageOverMaxBackpressureIsDropped) {
     serve([](Behavior& behavior) { behavior.maxBackpressure = 1024; });
     connect();
-    stream_->setRoom(100);
+    stream().setRoom(100);
     EXPECT_EQ(socket_->send(std::string(2000, 'a'), OpCode::Binary), SendStatus::Backpressure);
     EXPECT_EQ(socket_->send("over the limit", OpCode::Text), SendStatus::Dropped);
     EXPECT_EQ(events_, Events{"dropped:14"});
@@ -512,15 +434,15 @@ TEST_P(WebSocketConnectionTest, AMessageOverMaxBackpressureIsDropped) {
 TEST_P(WebSocketConnectionTest, APeerThatDoesNotReadItsPongsIsNotReadEither) {
     serve([](Behavior& behavior) { behavior.maxBackpressure = 4096; });
     connect();
-    stream_->setRoom(1000);
-    stream_->setReadChunk(1000);
+    stream().setRoom(1000);
+    stream().setReadChunk(1000);
     const std::string ping = clientFrame(kPing, std::string(100, 'p'));
     // One at a time: over TLS, one record each, so that the server can act on each as it comes.
     for (int i = 0; i < 200; ++i)
         clientSends(ping);
-    const std::size_t sent = stream_->unreadByServer();
+    const std::size_t sent = stream().unreadByServer();
     pump();
-    const std::size_t readBeforeHolding = sent - stream_->unreadByServer();
+    const std::size_t readBeforeHolding = sent - stream().unreadByServer();
     EXPECT_LT(readBeforeHolding, 1000u + 4096u + 2 * 1000u) << "of " << sent;
     std::vector<ServerFrame> written;
     for (int round = 0; round < 10'000 && written.size() < 200; ++round) {
@@ -529,7 +451,7 @@ TEST_P(WebSocketConnectionTest, APeerThatDoesNotReadItsPongsIsNotReadEither) {
         pump();
     }
     EXPECT_EQ(written.size(), 200u);
-    EXPECT_EQ(stream_->unreadByServer(), 0u);
+    EXPECT_EQ(stream().unreadByServer(), 0u);
     EXPECT_EQ(
         std::count_if(events_.begin(), events_.end(), [](const std::string& e) { return e.rfind("ping:", 0) == 0; }),
         200);
@@ -544,14 +466,9 @@ class WebSocketConnectionFaultWalk : public WebSocketConnectionTest {
 protected:
     // Runs the conversation; returns the number of server reads and writes it took.
     std::pair<std::size_t, std::size_t> converse() {
-        adopt();
-        stream_->setReadChunk(40);
-        if (tlsClient_) {
-            for (int round = 0; round < 4 && !tlsClient_->established(); ++round) {
-                pump();
-                clientReceives();
-            }
-        }
+        stream().setReadChunk(40);
+        // A fault may end the handshake: the conversation goes on, and finds the connection closed.
+        client_->connect(*app_);
         const std::vector<std::string> steps = {
             std::string(kUpgradeRequest),
             clientFrame(kText, "first"),
@@ -565,10 +482,17 @@ protected:
             pump();
             clientReceives();
         }
-        stream_->endWriting();
+        readsBeforeFin_ = stream().receives();
+        writesBeforeFin_ = stream().sends();
+        closedBeforeFin_ = stream().serverClosed();
+        stream().endWriting();
         pump();
-        return {stream_->receives(), stream_->sends()};
+        return {stream().receives(), stream().sends()};
     }
+    // Where the conversation stood when the client sent its FIN.
+    std::size_t readsBeforeFin_ = 0;
+    std::size_t writesBeforeFin_ = 0;
+    bool closedBeforeFin_ = false;
     // Runs the conversation once for each of the first `calls` reads (or writes) failing.
     void walk(bool writes, std::size_t calls);
 };
@@ -592,12 +516,16 @@ void WebSocketConnectionFaultWalk::walk(bool writes, std::size_t calls) {
         restart();
         serve();
         if (writes) {
-            stream_->failSend(nth, EPIPE);
+            stream().failSend(nth, EPIPE);
         } else {
-            stream_->failReceive(nth, ECONNRESET);
+            stream().failReceive(nth, ECONNRESET);
         }
         converse();
-        EXPECT_TRUE(stream_->serverClosed());
+        // A failed call ends the connection at once, not when the client goes.
+        if (nth <= (writes ? writesBeforeFin_ : readsBeforeFin_)) {
+            EXPECT_TRUE(closedBeforeFin_);
+        }
+        EXPECT_TRUE(stream().serverClosed());
         const bool opened = !events_.empty() && events_.front() == "open";
         const std::size_t closes = std::count_if(events_.begin(), events_.end(),
                                                  [](const std::string& e) { return e.rfind("close:", 0) == 0; });
@@ -617,15 +545,8 @@ void WebSocketConnectionFaultWalk::walk(bool writes, std::size_t calls) {
     }
 }
 
-std::string variantName(const ::testing::TestParamInfo<std::tuple<LoopBackend, bool>>& variant) {
-    return std::string(std::get<0>(variant.param) == LoopBackend::Epoll ? "epoll" : "libuv") +
-           (std::get<1>(variant.param) ? "_tls" : "");
-}
-
-const auto kVariants =
-    ::testing::Combine(::testing::Values(LoopBackend::Epoll, LoopBackend::Libuv), ::testing::Values(false, true));
-INSTANTIATE_TEST_SUITE_P(Variants, WebSocketConnectionTest, kVariants, variantName);
-INSTANTIATE_TEST_SUITE_P(Variants, WebSocketConnectionFaultWalk, kVariants, variantName);
+INSTANTIATE_TEST_SUITE_P(Variants, WebSocketConnectionTest, memoryVariants(), memoryVariantName);
+INSTANTIATE_TEST_SUITE_P(Variants, WebSocketConnectionFaultWalk, memoryVariants(), memoryVariantName);
 
 }  // namespace
 }  // namespace loopwire::test
