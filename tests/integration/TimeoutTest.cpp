@@ -160,7 +160,9 @@ TEST_P(Timeouts, ATryEndStreamFromATimerIsTimedOutToo) {
     // The stream registers no onWritable, so it only ends by the write timeout while the kernel takes nothing
     // more. Over TLS the last chunk's refused records wait as backpressure, and the kernel, which grows its
     // buffers on loopback, takes them a moment later: onWritable is due (and the stream, having none, stops),
-    // as it would be over TCP after a client read a little. The TLS variant has nothing to time out.
+    // as it would be over TCP after a client read a little. The TLS variant has nothing to time out here; on a
+    // MemoryStream, whose room does not grow, it has, and unit_http_connection tests it (HttpConnectionTest,
+    // ATryEndStreamFromOutsideACallbackIsTimedOutWhenTheClientStopsReading).
     if (overTls()) GTEST_SKIP() << "premise holds for plain TCP only (see the comment)";
     static constexpr std::uint64_t kBodyBytes = 256 * 1024 * 1024;
     std::atomic<int> aborted{0};
