@@ -190,6 +190,9 @@ private:
     // the descriptor, or on the MemoryStream that stands in for it.
     ssize_t receiveInto(char* buffer, std::size_t room) noexcept;
     bool inputWaits() noexcept;
+    // sendRaw() and receiveInto() on a MemoryStream.
+    ssize_t receiveFromMemoryStream(char* buffer, std::size_t room) noexcept;
+    long sendToMemoryStream(std::string_view head, std::string_view tail) noexcept;
     // tryWrite() on a TLS socket, with the cork buffer's bytes (accepted already) to go first.
     std::size_t tryWriteEncrypted(std::string_view corked, std::string_view data) noexcept;
     long sendEncrypted(std::string_view head, std::string_view tail) noexcept;
