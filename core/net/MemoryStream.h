@@ -2,8 +2,9 @@
 // that the layers above it (an HTTP connection, a WebSocket, TLS) are tested at their own sources' level without
 // opening a socket (Beast's test::stream is the model).
 //
-// Two ends. The server end is what a Socket is made on (HttpServer::adoptMemoryStream): the Socket calls receive(),
-// send(), shutdownSending() and closeServerEnd() where it would make system calls. The client end is the test's:
+// Two ends. The server end is what a Socket is made on, by its descriptor (HttpServer::adopt(descriptor())): the
+// Socket calls receive(), send(), hasInput(), shutdownSending() and closeServerEnd() where it would make system
+// calls (Socket.cpp says how it knows). The client end is the test's:
 // write() gives the server bytes to read, read() takes what the server wrote, endWriting() is the client's FIN and
 // reset() its vanishing.
 //
@@ -65,7 +66,8 @@ public:
     bool serverClosed() const noexcept { return serverClosed_; }
     std::size_t unreadByServer() const noexcept { return toServer_.size() - toServerRead_; }
     std::size_t unreadByClient() const noexcept { return toClient_.size(); }
-    // Calls the server end has had; a test that walks its faults runs until the count stops growing.
+    // Calls the server end has had (those that said EAGAIN included): a test that walks its faults counts them in a
+    // run without any, then fails each in turn.
     std::size_t receives() const noexcept { return receives_; }
     std::size_t sends() const noexcept { return sends_; }
 
