@@ -1,6 +1,7 @@
 // WebSocketConnection on a MemoryStream: the connection's reading, writing, closing and backpressure, driven by
 // bytes the test writes and checked in the bytes it reads, with no kernel socket, in plain TCP and over TLS (a
 // TlsClient on the test's side); and a walk that fails each read and each write of a whole conversation in turn.
+#include "../../WsFrames.h"
 #include "net/MemoryStream.h"
 #include "unit/net/MemoryClient.h"
 
@@ -24,93 +25,13 @@
 namespace loopwire::test {
 namespace {
 
-constexpr std::uint8_t kText = 0x1;
-constexpr std::uint8_t kBinary = 0x2;
-constexpr std::uint8_t kContinuation = 0x0;
-constexpr std::uint8_t kClose = 0x8;
-constexpr std::uint8_t kPing = 0x9;
-constexpr std::uint8_t kPong = 0xA;
+using namespace op;
 
-constexpr std::string_view kUpgradeRequest =
-    "GET /ws HTTP/1.1\r\n"
-    "Host: memory\r\n"
-    "Upgrade: websocket\r\n"
-    "Connection: Upgrade\r\n"
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-    "Sec-WebSocket-Version: 13\r\n"
-    "\r\n";
-// RFC 6455's own example of the key above.
-constexpr std::string_view kExpectedAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
-
-// A frame as a client must send it: masked.
-std::string clientFrame(std::uint8_t opcode, std::string_view payload, bool fin = true) {
-    static constexpr unsigned char kMask[4] = {0x5a, 0x13, 0xc7, 0x8e};
-    std::string frame;
-    frame.push_back(static_cast<char>((fin ? 0x80 : 0x00) | opcode));
-    if (payload.size() < 126) {
-        frame.push_back(static_cast<char>(0x80 | payload.size()));
-    } else if (payload.size() <= 0xffff) {
-        frame.push_back(static_cast<char>(0x80 | 126));
-        frame.push_back(static_cast<char>(payload.size() >> 8));
-        frame.push_back(static_cast<char>(payload.size() & 0xff));
-    } else {
-        frame.push_back(static_cast<char>(0x80 | 127));
-        for (int shift = 56; shift >= 0; shift -= 8)
-            frame.push_back(static_cast<char>((static_cast<std::uint64_t>(payload.size()) >> shift) & 0xff));
-    }
-    frame.append(reinterpret_cast<const char*>(kMask), 4);
-    for (std::size_t i = 0; i < payload.size(); ++i)
-        frame.push_back(static_cast<char>(payload[i] ^ static_cast<char>(kMask[i % 4])));
-    return frame;
-}
-
-std::string closePayload(std::uint16_t code, std::string_view reason = {}) {
-    std::string payload;
-    payload.push_back(static_cast<char>(code >> 8));
-    payload.push_back(static_cast<char>(code & 0xff));
-    payload.append(reason);
-    return payload;
-}
-
-struct ServerFrame {
-    std::uint8_t opcode = 0;
-    bool fin = false;
-    bool masked = false;
-    std::string payload;
-
-    int closeCode() const {
-        return payload.size() >= 2
-                   ? (static_cast<unsigned char>(payload[0]) << 8) | static_cast<unsigned char>(payload[1])
-                   : 0;
-    }
-};
-
-// Takes the whole frames at the front of bytes (a partial one stays there for the next read).
-std::vector<ServerFrame> takeFrames(std::string& bytes) {
-    std::vector<ServerFrame> frames;
-    for (;;) {
-        if (bytes.size() < 2) break;
-        const auto* at = reinterpret_cast<const unsigned char*>(bytes.data());
-        std::size_t header = 2;
-        std::uint64_t length = at[1] & 0x7f;
-        if (length == 126) {
-            header = 4;
-            if (bytes.size() < header) break;
-            length = (static_cast<std::uint64_t>(at[2]) << 8) | at[3];
-        } else if (length == 127) {
-            header = 10;
-            if (bytes.size() < header) break;
-            length = 0;
-            for (int i = 2; i < 10; ++i)
-                length = (length << 8) | at[i];
-        }
-        const bool masked = (at[1] & 0x80) != 0;
-        if (masked) header += 4;
-        if (bytes.size() < header + length) break;
-        frames.push_back(ServerFrame{static_cast<std::uint8_t>(at[0] & 0x0f), (at[0] & 0x80) != 0, masked,
-                                     bytes.substr(header, static_cast<std::size_t>(length))});
-        bytes.erase(0, header + static_cast<std::size_t>(length));
-    }
+// The whole frames at the front of bytes (a partial one stays there for the next read).
+std::vector<Frame> takeFrames(std::string& bytes) {
+    std::vector<Frame> frames;
+    while (auto frame = takeFrame(bytes))
+        frames.push_back(std::move(*frame));
     return frames;
 }
 
@@ -203,24 +124,23 @@ protected:
     // Has the App serve the stream and sends the upgrade request; expects the 101 and the open handler.
     void connect() {
         ASSERT_TRUE(client_->connect(*app_)) << client_->tlsError();
-        clientSends(kUpgradeRequest);
+        clientSends(upgradeRequest("/ws"));
         pump();
         const std::string response = takeHead();
         ASSERT_EQ(response.rfind("HTTP/1.1 101 ", 0), 0u) << response;
-        ASSERT_NE(response.find(std::string("Sec-WebSocket-Accept: ") + std::string(kExpectedAccept)),
-                  std::string::npos)
+        ASSERT_NE(response.find(std::string("Sec-WebSocket-Accept: ") + std::string(kSampleAccept)), std::string::npos)
             << response;
         ASSERT_EQ(events_, std::vector<std::string>{"open"});
         events_.clear();
     }
 
     // Sends bytes and runs the loop; returns the frames the server wrote meanwhile.
-    std::vector<ServerFrame> exchange(std::string_view bytes) {
+    std::vector<Frame> exchange(std::string_view bytes) {
         EXPECT_TRUE(clientSends(bytes));
         pump();
         return frames();
     }
-    std::vector<ServerFrame> frames() {
+    std::vector<Frame> frames() {
         received_ += clientReceives();
         return takeFrames(received_);
     }
@@ -345,14 +265,9 @@ TEST_P(WebSocketConnectionTest, ProtocolErrorsFailTheConnectionWithTheirCode) {
         std::string bytes;
         int code;
     };
-    std::string unmasked = clientFrame(kText, "x");
-    unmasked[1] = static_cast<char>(unmasked[1] & 0x7f);
-    unmasked.erase(2, 4);
-    std::string reservedBits = clientFrame(kText, "x");
-    reservedBits[0] = static_cast<char>(reservedBits[0] | 0x40);
     const std::vector<Case> cases = {
-        {"unmasked frame", unmasked, 1002},
-        {"RSV1 without compression", reservedBits, 1002},
+        {"unmasked frame", clientFrame(kText, "x", true, 0, false), 1002},
+        {"RSV1 without compression", clientFrame(kText, "x", true, kRsv1), 1002},
         {"invalid UTF-8 in text", clientFrame(kText, "\xc3\x28"), 1007},
         {"invalid UTF-8 across fragments", clientFrame(kText, "ok\xe2\x82", false) + clientFrame(kContinuation, "\x28"),
          1007},
@@ -444,9 +359,9 @@ TEST_P(WebSocketConnectionTest, APeerThatDoesNotReadItsPongsIsNotReadEither) {
     pump();
     const std::size_t readBeforeHolding = sent - stream().unreadByServer();
     EXPECT_LT(readBeforeHolding, 1000u + 4096u + 2 * 1000u) << "of " << sent;
-    std::vector<ServerFrame> written;
+    std::vector<Frame> written;
     for (int round = 0; round < 10'000 && written.size() < 200; ++round) {
-        for (ServerFrame& frame : frames())
+        for (Frame& frame : frames())
             written.push_back(std::move(frame));
         pump();
     }
@@ -470,7 +385,7 @@ protected:
         // A fault may end the handshake: the conversation goes on, and finds the connection closed.
         client_->connect(*app_);
         const std::vector<std::string> steps = {
-            std::string(kUpgradeRequest),
+            upgradeRequest("/ws"),
             clientFrame(kText, "first"),
             clientFrame(kBinary, std::string(1000, 'x')),
             clientFrame(kPing, "ping"),
