@@ -105,7 +105,7 @@ protected:
         };
         behavior.message = [this](Ws* ws, std::string_view message, OpCode opCode) {
             log("message:" + std::to_string(static_cast<int>(opCode)) + ":" + describe(message));
-            if (echo_) ws->send(message, opCode);
+            ws->send(message, opCode);
         };
         behavior.dropped = [this](Ws*, std::string_view message, OpCode) {
             log("dropped:" + std::to_string(message.size()));
@@ -172,7 +172,6 @@ protected:
     Ws* socket_ = nullptr;
     int upgrades_ = 0;
     int destroyed_ = 0;
-    bool echo_ = true;
 };
 
 using Events = std::vector<std::string>;
