@@ -5,6 +5,7 @@
 #include "V8Compat.h"
 #include "Counters.h"
 #include "ListenSocketWrap.h"
+#include "PointerFields.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
 #include "WebSocketWrap.h"
@@ -88,8 +89,12 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
     v8::Local<v8::Context> context = this->context();
     v8::Local<v8::External> data = v8::External::New(isolate_, this);
 
-    responseBoilerplate_ = Handle<v8::Object>(
-        isolate_, ResponseWrap::createBoilerplate(context, ResponseWrap::createClass(isolate_, data)));
+    v8::Local<v8::FunctionTemplate> responseClass = ResponseWrap::createClass(isolate_, data);
+    responseBoilerplate_ = Handle<v8::Object>(isolate_, ResponseWrap::createBoilerplate(context, responseClass));
+    // Every class ClassBuilder makes has the same header before its internal fields (V8's inline read of a field
+    // assumes as much), so what is learned on a response serves a request too.
+    PointerFields::learn(responseClass->InstanceTemplate()->NewInstance(context).ToLocalChecked(),
+                         ResponseWrap::kFieldCount);
     requestBoilerplate_ =
         Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
     receiver_ = Handle<v8::Object>(isolate_, context->Global());

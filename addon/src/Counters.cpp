@@ -4,6 +4,7 @@
 
 #include "AddonState.h"
 #include "ClassBuilder.h"
+#include "PointerFields.h"
 #include "StoreOwnerPool.h"
 #include "V8Compat.h"
 
@@ -39,7 +40,8 @@ void setNumber(v8::Local<v8::Context> context, v8::Local<v8::Object> object, con
         .Check();
 }
 
-// Takes nothing; returns {handlesCreated, handlesAlive, allocations, pendingResponses, lentStores}.
+// Takes nothing; returns {handlesCreated, handlesAlive, allocations, pendingResponses, lentStores,
+// directPointerFields (1 when res and req fields are stored without V8's setter, see PointerFields.h)}.
 void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
     AddonState& state = AddonState::from(args);
     v8::Local<v8::Context> context = args.GetIsolate()->GetCurrentContext();
@@ -50,6 +52,7 @@ void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
     setNumber(context, result, "allocations", static_cast<double>(values.allocations.load()));
     setNumber(context, result, "pendingResponses", static_cast<double>(state.pending().inUse()));
     setNumber(context, result, "lentStores", static_cast<double>(store_owner_pool::slotsInUse()));
+    setNumber(context, result, "directPointerFields", PointerFields::isDirect() ? 1 : 0);
     args.GetReturnValue().Set(result);
 }
 

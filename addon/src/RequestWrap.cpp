@@ -5,6 +5,7 @@
 #include "ClassBuilder.h"
 #include "Errors.h"
 #include "NumberArgument.h"
+#include "PointerFields.h"
 #include "V8Compat.h"
 
 #include <cmath>
@@ -71,11 +72,11 @@ v8::Local<v8::Object> RequestWrap::createBoilerplate(v8::Local<v8::Context> cont
 
 v8::Local<v8::Object> RequestWrap::wrap(AddonState& state, HttpRequest* request) {
     v8::Local<v8::Object> req = compat::clone(state.isolate(), state.requestBoilerplate());
-    compat::setPointer(req, kRequest, request);
+    PointerFields::set(req, kRequest, request);
     return req;
 }
 
-void RequestWrap::invalidate(v8::Local<v8::Object> req) { compat::setPointer(req, kRequest, nullptr); }
+void RequestWrap::invalidate(v8::Local<v8::Object> req) { PointerFields::set(req, kRequest, nullptr); }
 
 HttpRequest* RequestWrap::unwrap(const Args& args, const char* method) {
     auto* request = static_cast<HttpRequest*>(compat::getPointer(args.This(), kRequest));

@@ -5,6 +5,7 @@
 #include "ClassBuilder.h"
 #include "Errors.h"
 #include "NumberArgument.h"
+#include "PointerFields.h"
 #include "ResponseCallbacks.h"
 #include "V8Compat.h"
 #include "WebSocketEvents.h"
@@ -31,7 +32,7 @@ v8::Local<v8::ArrayBuffer> copyToArrayBuffer(v8::Isolate* isolate, std::string_v
 Entry& entryOf(AddonState& state, v8::Local<v8::Object> res) {
     if (void* entry = compat::getPointer(res, ResponseWrap::kEntry)) return *static_cast<Entry*>(entry);
     Entry* entry = state.pending().acquire(state.isolate(), res);
-    compat::setPointer(res, ResponseWrap::kEntry, entry);
+    PointerFields::set(res, ResponseWrap::kEntry, entry);
     return *entry;
 }
 
@@ -92,15 +93,15 @@ v8::Local<v8::Object> ResponseWrap::createBoilerplate(v8::Local<v8::Context> con
 v8::Local<v8::Object> ResponseWrap::wrap(AddonState& state, HttpResponse* response) {
     // The clone's kEntry is null, as in the boilerplate.
     v8::Local<v8::Object> res = compat::clone(state.isolate(), state.responseBoilerplate());
-    compat::setPointer(res, kResponse, response);
+    PointerFields::set(res, kResponse, response);
     return res;
 }
 
 void ResponseWrap::invalidate(v8::Local<v8::Object> res) {
-    // Reading a field is inlined; writing one is a call into V8 with its checks: fields already null (kEntry of a
-    // response that registered no callback, the common case) are not written again.
-    compat::setPointer(res, kResponse, nullptr);
-    if (compat::getPointer(res, kEntry) != nullptr) compat::setPointer(res, kEntry, nullptr);
+    // kEntry is null already when the response registered no callback, the common case: not stored again (on a V8
+    // where PointerFields falls back to V8's setter, that is a call).
+    PointerFields::set(res, kResponse, nullptr);
+    if (compat::getPointer(res, kEntry) != nullptr) PointerFields::set(res, kEntry, nullptr);
 }
 
 bool ResponseWrap::isUsable(v8::Local<v8::Object> res) { return compat::getPointer(res, kResponse) != nullptr; }

@@ -6,6 +6,9 @@
 //   kOnAborted, kOnData, kOnDataV2 (also collectBody), kOnWritable: the JavaScript callbacks themselves, so
 //   that the native side holds one global handle per pending request (to res, in the Entry), not one per
 //   callback.
+// (V8 11's marker reads the first two bytes kResponse points to when kResponse and kEntry are both set, taking
+// res for a wrapper of Node's C++ heap if they are Node's embedder id, 0x90de. They are the low bytes of the
+// connection's vtable pointer, 8-byte aligned, which 0x90de is not.)
 //
 // Lifetime (each rule has a test in tests/js/lifetime.test.js): res stops being usable, and every method throws
 // an Error, after end(), endWithoutBody(), close(), a tryEnd() that completed, or an abort (the peer left, the
