@@ -148,6 +148,8 @@ RedisBroker::RedisBroker(Loop& loop, BrokerUrl url, const PubSubOptions& options
       epoch_(std::move(epoch)),
       attemptTimer_(loop, [this] { onTimer(); }),
       pingTimer_(loop, [this] { onPingTick(); }),
+      backoff_(options.reconnectMinDelayMs, options.reconnectMaxDelayMs,
+               static_cast<std::uint32_t>(url_.endpoints.size()), static_cast<std::uint32_t>(origin)),
       shard_(shard),
       readTimer_(loop, [this] { onReadTick(); }) {
     stats_.state = PubSubState::Connecting;
@@ -313,7 +315,7 @@ void RedisBroker::becomeReady() {
     changeStatus(Status::Ready);
     if (everReady_) ++stats_.reconnects;
     everReady_ = true;
-    failedAttempts_ = 0;
+    backoff_.succeeded();
     heardSinceTick_ = true;
     pingOutstanding_ = false;
     // Before anything that runs them.
@@ -404,16 +406,7 @@ void RedisBroker::fail(std::string_view code, std::string_view message) {
     if (shard_ != nullptr) shard_->onLinkDown(*this);
     // The next host of the URL is tried next; a full round of them counts as one step of the backoff.
     endpoint_ = (endpoint_ + 1) % url_.endpoints.size();
-    // Capped exponential backoff, each delay drawn between half and all of its step (so that the Apps of a
-    // cluster that lost the same Redis do not all come back at the same instant).
-    const auto rounds = static_cast<std::uint32_t>(failedAttempts_ / url_.endpoints.size());
-    const std::uint32_t shift = std::min<std::uint32_t>(rounds, 20);
-    const std::uint64_t step =
-        std::min<std::uint64_t>(std::uint64_t{options_.reconnectMinDelayMs} << shift, options_.reconnectMaxDelayMs);
-    ++failedAttempts_;
-    thread_local std::minstd_rand jitter(static_cast<std::uint32_t>(origin_));
-    const std::uint64_t delay = step / 2 + jitter() % (step / 2 + 1);
-    attemptTimer_.start(std::max<std::uint64_t>(delay, 1));
+    attemptTimer_.start(backoff_.nextDelayMs());
 }
 
 void RedisBroker::closeConnection() noexcept {

@@ -41,6 +41,7 @@
 #include "broker/RedisHistoryRead.h"
 #include "broker/RedisRedirection.h"
 #include "broker/RedisShardListener.h"
+#include "broker/ReconnectBackoff.h"
 #include "loop/Loop.h"
 #include "net/TlsClient.h"
 
@@ -255,7 +256,7 @@ private:
     Timer attemptTimer_;  // the attempt's deadline, or the backoff's end
     Timer pingTimer_;
     std::shared_ptr<ResolveRequest> resolving_;
-    std::uint32_t failedAttempts_ = 0;
+    ReconnectBackoff backoff_;  // when the next attempt is made after a failure
     std::size_t endpoint_ = 0;  // the host of url_ tried now
     bool everReady_ = false;
     bool heardSinceTick_ = false;
