@@ -11,13 +11,17 @@ namespace loopwire::broker {
 
 namespace {
 
-// KEYS: the meta hash, the stream. ARGV: size, ttl (seconds, 0: none), the epoch to start when there is none,
-// PUBLISH or SPUBLISH, the channel, the envelope, the message. The stream is emptied when its meta is gone, so that
-// offset 1 of a new epoch is never below the ID of an entry left from the last one. The offset is formatted with
-// %d: Lua's own number formatting turns large integers into exponents.
+// KEYS: the meta hash, the stream. ARGV: size, ttl (seconds, 0: none), the publishing App's epoch seed, PUBLISH
+// or SPUBLISH, the channel, the envelope, the message. A history whose meta is gone starts a new epoch: the first
+// kEpochBytes hex digits of the SHA-1 of the seed, Redis's clock (seconds and microseconds) and the key, so that
+// the same App starting the same topic's history again (after its ttl, a FLUSHALL) never gives it the epoch of its
+// last life. The stream is emptied then, so that offset 1 of a new epoch is never below the ID of an entry left
+// from the last one. The offset is formatted with %d: Lua's own number formatting turns large integers into
+// exponents.
 constexpr std::string_view kPublishScript = R"lua(local epoch = redis.call('HGET', KEYS[1], 'epoch')
 if not epoch then
-  epoch = ARGV[3]
+  local now = redis.call('TIME')
+  epoch = string.sub(redis.sha1hex(ARGV[3] .. ':' .. now[1] .. ':' .. now[2] .. ':' .. KEYS[1]), 1, 16)
   redis.call('DEL', KEYS[2])
   redis.call('HSET', KEYS[1], 'epoch', epoch)
 end

@@ -7,9 +7,10 @@
 // `{T}h:<channel>` (one entry per message, ID `<offset>-0`, fields e: the envelope, m: the message), T being a
 // short tag of the channel's slot (slotTag). The publish script numbers the message (HINCRBY), appends it to the
 // stream trimmed to size (XADD MAXLEN), renews both keys' ttl, and publishes it stamped with its position; a
-// history whose meta hash is gone (its ttl ended it, or Redis lost it) starts again in the publishing App's epoch
-// candidate, from offset 1. The read script answers the meta and the entries after an offset, tagged with
-// kReplyMarker and the read's id, so that the reply is known for what it is wherever it comes.
+// history whose meta hash is gone (its ttl ended it, or Redis lost it) starts again in a new epoch, made in Redis
+// from the publishing App's seed and Redis's clock, from offset 1. The read script answers the meta and the entries
+// after an offset, tagged with kReplyMarker and the read's id, so that the reply is known for what it is wherever it
+// comes.
 #pragma once
 
 #include "base/ByteBuffer.h"
@@ -31,7 +32,7 @@ class RedisHistory {
 public:
     // The first element of every read's reply.
     static constexpr std::string_view kReplyMarker = "loopwire:history";
-    // Bytes of an epoch this App makes (hex of 64 random bits).
+    // Bytes of an epoch (hex of 64 bits), and of the seed an App gives the publish script to make one from.
     static constexpr std::size_t kEpochBytes = 16;
     // Bytes of a slot tag with its braces and the key's kind ("{a3Z}h:").
     static constexpr std::size_t kMaxKeyHeadBytes = 8;

@@ -235,9 +235,51 @@ TEST_P(PubSubHistory, SaysWhenTheHistoryNoLongerCoversAPosition) {
     node.publish("again");
     const HistoryCopy renewed = node.read("chat", all.epoch, 10);
     EXPECT_FALSE(renewed.recovered);
+    EXPECT_NE(renewed.epoch, all.epoch) << "the same App started the topic's history again in the same epoch";
+    EXPECT_EQ(renewed.epoch.size(), 16u);
     EXPECT_EQ(renewed.offset, 1u);
     EXPECT_TRUE(renewed.messages.empty());
     EXPECT_TRUE(node.read("chat", renewed.epoch, 0).recovered);
+}
+
+// ttlSeconds: a publish renews a topic's history, and the history (its epoch with it) ends that long after the
+// last one; a read then says the history no longer covers the old position, and the next publish starts a new
+// epoch from offset 1.
+TEST_P(PubSubHistory, EndsAHistoryItsTtlAfterTheLastPublish) {
+    RedisServer redis;
+    PubSubOptions options = withHistory(100);
+    options.history.ttlSeconds = 2;
+    Node node(backend(), redis.url(), options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    node.publish("m1");
+    const HistoryCopy first = node.read("chat", "", 0);
+    ASSERT_EQ(first.messages.size(), 1u);
+    // Each publish comes well within the ttl of the one before, though the last comes after the first's ttl.
+    std::this_thread::sleep_for(1200ms);
+    node.publish("m2");
+    std::this_thread::sleep_for(1200ms);
+    const HistoryCopy renewed = node.read("chat", first.epoch, 0);
+    EXPECT_TRUE(renewed.recovered);
+    EXPECT_EQ(renewed.epoch, first.epoch);
+    EXPECT_EQ(renewed.messages.size(), 2u);
+
+    // Then nothing more is published: within a few seconds Redis ends it.
+    HistoryCopy gone;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    do {
+        std::this_thread::sleep_for(100ms);
+        gone = node.read("chat", first.epoch, 2);
+    } while (gone.epoch == first.epoch && std::chrono::steady_clock::now() < deadline);
+    EXPECT_EQ(gone.error, "");
+    EXPECT_EQ(gone.epoch, "") << "the history outlived its ttl";
+    EXPECT_FALSE(gone.recovered);
+    EXPECT_TRUE(gone.messages.empty());
+    node.publish("m3");
+    const HistoryCopy next = node.read("chat", "", 0);
+    EXPECT_NE(next.epoch, first.epoch);
+    EXPECT_EQ(next.offset, 1u);
+    ASSERT_EQ(next.messages.size(), 1u);
+    EXPECT_EQ(next.messages[0], next.epoch + ":1:m3");
 }
 
 TEST_P(PubSubHistory, KeepsTopicsWithoutHistoryAsTheyWere) {
