@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -48,15 +49,17 @@ std::string numsubCommand(const std::string& channel) {
 struct Nothing {};
 
 // An App whose WebSockets on /ws subscribe to "chat" and publish every message they send to it, connected to the
-// broker at url; its link's events go to log.
+// broker at url; its link's events go to log. compression: its WebSockets' permessage-deflate options.
 class Node {
 public:
-    Node(LoopBackend backend, const std::string& url, PubSubOptions options = {}) {
+    Node(LoopBackend backend, const std::string& url, PubSubOptions options = {},
+         CompressOptions compression = DISABLED) {
         ServerOptions serverOptions;
         serverOptions.backend = backend;
         options.url = url;
-        server_ = std::make_unique<TestServer>(serverOptions, [this, options](App& app) {
+        server_ = std::make_unique<TestServer>(serverOptions, [this, options, compression](App& app) {
             WebSocketBehavior<Nothing> behavior;
+            behavior.compression = compression;
             behavior.open = [](WebSocket<Nothing>* ws) { ws->subscribe("chat"); };
             behavior.message = [](WebSocket<Nothing>* ws, std::string_view message, OpCode opCode) {
                 ws->publish("chat", message, opCode);
@@ -77,12 +80,13 @@ public:
         server_->runOnLoop([&stats](App& app) { stats = app.pubSubStats(); });
         return stats;
     }
-    void publish(const std::string& message, OpCode opCode = OpCode::Text) {
-        server_->runOnLoop([&](App& app) { app.publish("chat", message, opCode); });
+    void publish(const std::string& message, OpCode opCode = OpCode::Text, bool compress = false) {
+        server_->runOnLoop([&](App& app) { app.publish("chat", message, opCode, compress); });
     }
-    std::unique_ptr<WsTestClient> connect() {
+    // extraHeaders: whole header lines for the upgrade request (an extension offer).
+    std::unique_ptr<WsTestClient> connect(std::string_view extraHeaders = {}) {
         auto client = std::make_unique<WsTestClient>(port());
-        auto response = client->handshake("/ws");
+        auto response = client->handshake("/ws", extraHeaders);
         EXPECT_TRUE(response && response->status == 101);
         return client;
     }
@@ -177,6 +181,174 @@ TEST_P(PubSubCluster, DeliversAnAppPublishToEveryAppsSubscribers) {
     expectMessages(*local, {"from the app"});
     expectMessages(*remote, {"from the app"});
     EXPECT_TRUE(local->staysQuiet(200ms));
+}
+
+// Each publisher's messages as a subscriber received them: the numbers after "<publisher>:", in arrival order.
+using Streams = std::map<std::string, std::vector<int>>;
+
+Streams receiveStreams(WsTestClient& client, int count) {
+    Streams streams;
+    for (int i = 0; i < count; ++i) {
+        auto frame = client.readFrame(5s);
+        EXPECT_TRUE(frame) << "message " << i << " of " << count << " never came";
+        if (!frame) break;
+        const std::size_t colon = frame->payload.find(':');
+        if (colon == std::string::npos) {
+            ADD_FAILURE() << "not a numbered message: " << frame->payload;
+            continue;
+        }
+        streams[frame->payload.substr(0, colon)].push_back(std::stoi(frame->payload.substr(colon + 1)));
+    }
+    return streams;
+}
+
+// Three Apps, each with a client that publishes at the same time as the others: every subscriber of every App
+// gets every other client's messages, each publisher's in its order, none twice, and never its own.
+TEST_P(PubSubCluster, DeliversWhatEveryAppPublishesAtOnceToEveryAppInEachPublishersOrder) {
+    RedisServer redis;
+    Node a(backend(), redis.url()), b(backend(), redis.url()), c(backend(), redis.url());
+    std::array<Node*, 3> nodes = {&a, &b, &c};
+    std::vector<std::unique_ptr<WsTestClient>> senders, listeners;
+    for (Node* node : nodes) {
+        ASSERT_TRUE(node->log.waitFor("ready"));
+        senders.push_back(node->connect());
+        listeners.push_back(node->connect());
+    }
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 3));
+
+    constexpr int kPerSender = 300;
+    const std::array<std::string, 3> names = {"a", "b", "c"};
+    std::vector<std::thread> threads;
+    for (std::size_t s = 0; s < senders.size(); ++s) {
+        threads.emplace_back([&, s] {
+            for (int i = 0; i < kPerSender; ++i)
+                senders[s]->sendText(names[s] + ":" + std::to_string(i));
+        });
+    }
+    for (std::thread& thread : threads)
+        thread.join();
+
+    std::vector<int> expected(kPerSender);
+    for (int i = 0; i < kPerSender; ++i)
+        expected[i] = i;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        const Streams heard = receiveStreams(*listeners[n], 3 * kPerSender);
+        for (const std::string& name : names)
+            EXPECT_EQ(heard.count(name) ? heard.at(name) : std::vector<int>{}, expected)
+                << "listener on App " << names[n] << ", publisher " << name;
+        EXPECT_TRUE(listeners[n]->staysQuiet(100ms)) << "a message came twice";
+        const Streams echoed = receiveStreams(*senders[n], 2 * kPerSender);
+        EXPECT_EQ(echoed.count(names[n]), 0u) << "a client got its own message";
+        for (const std::string& name : names) {
+            if (name == names[n]) continue;
+            EXPECT_EQ(echoed.count(name) ? echoed.at(name) : std::vector<int>{}, expected);
+        }
+        EXPECT_TRUE(senders[n]->staysQuiet(50ms));
+    }
+    for (Node* node : nodes) {
+        const PubSubStats stats = node->stats();
+        EXPECT_EQ(stats.published, static_cast<std::uint64_t>(kPerSender));
+        EXPECT_EQ(stats.delivered, static_cast<std::uint64_t>(2 * kPerSender));
+        EXPECT_EQ(stats.dropped, 0u);
+    }
+}
+
+// A publish's compress flag crosses Redis with the message: the other App sends it compressed to a subscriber
+// that negotiated permessage-deflate, and as it is to one that did not; binary stays binary.
+TEST_P(PubSubCluster, CarriesTheCompressFlagToTheOtherApps) {
+    RedisServer redis;
+    constexpr CompressOptions kDeflate = SHARED_COMPRESSOR | SHARED_DECOMPRESSOR;
+    Node publisher(backend(), redis.url(), {}, kDeflate), subscriber(backend(), redis.url(), {}, kDeflate);
+    ASSERT_TRUE(publisher.log.waitFor("ready"));
+    ASSERT_TRUE(subscriber.log.waitFor("ready"));
+    auto deflating = subscriber.connect("Sec-WebSocket-Extensions: permessage-deflate\r\n");
+    auto plain = subscriber.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 1));
+
+    std::string text;
+    for (int i = 0; i < 40; ++i)
+        text += "the same words again and again, " + std::to_string(i) + "; ";
+    publisher.publish(text, OpCode::Text, true);
+    publisher.publish(text, OpCode::Text, false);
+    const std::string binary = std::string(2000, '\x07') + std::string("\0\xff", 2);
+    publisher.publish(binary, OpCode::Binary, true);
+
+    auto compressed = deflating->readFrame();
+    ASSERT_TRUE(compressed);
+    EXPECT_EQ(compressed->opcode, op::kText);
+    EXPECT_EQ(compressed->rsv, kRsv1);
+    EXPECT_LT(compressed->payload.size(), text.size() / 4);
+    EXPECT_EQ(inflateMessage(compressed->payload), text);
+    auto uncompressed = deflating->readFrame();
+    ASSERT_TRUE(uncompressed);
+    EXPECT_EQ(uncompressed->rsv, 0);
+    EXPECT_EQ(uncompressed->payload, text);
+    auto compressedBinary = deflating->readFrame();
+    ASSERT_TRUE(compressedBinary);
+    EXPECT_EQ(compressedBinary->opcode, op::kBinary);
+    EXPECT_EQ(compressedBinary->rsv, kRsv1);
+    EXPECT_EQ(inflateMessage(compressedBinary->payload), binary);
+
+    for (const std::string& expected : {text, text, binary}) {
+        auto frame = plain->readFrame();
+        ASSERT_TRUE(frame);
+        EXPECT_EQ(frame->rsv, 0);
+        EXPECT_EQ(frame->payload, expected);
+    }
+}
+
+// Applications that share one Redis under different prefixes never hear each other.
+TEST_P(PubSubCluster, KeepsApplicationsWithDifferentPrefixesApart) {
+    RedisServer redis;
+    PubSubOptions blue;
+    blue.prefix = "blue:";
+    PubSubOptions green;
+    green.prefix = "green:";
+    Node blueOne(backend(), redis.url(), blue), blueTwo(backend(), redis.url(), blue),
+        greenOne(backend(), redis.url(), green);
+    for (Node* node : {&blueOne, &blueTwo, &greenOne})
+        ASSERT_TRUE(node->log.waitFor("ready"));
+    auto blueClient = blueTwo.connect();
+    auto greenClient = greenOne.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "blue:chat", 1));
+    ASSERT_TRUE(waitForSubscribers(redis, "green:chat", 1));
+    blueOne.publish("for blue");
+    greenOne.publish("for green");
+    expectMessages(*blueClient, {"for blue"});
+    expectMessages(*greenClient, {"for green"});
+    EXPECT_TRUE(blueClient->staysQuiet(200ms));
+    EXPECT_TRUE(greenClient->staysQuiet(50ms));
+    EXPECT_EQ(greenOne.stats().delivered, 0u);
+}
+
+// An ACL user (redis://user:password@host): one allowed the App's channels works like the default user; one
+// refused them gets Redis's NOPERM as an error event, and its App's local pub/sub goes on.
+TEST_P(PubSubCluster, ConnectsAsAnAclUserAndReportsAChannelItMayNotUse) {
+    RedisServer redis;
+    redis.command({"ACL", "SETUSER", "chat", "on", ">chat-secret", "~*", "&loopwire:*", "+@all"});
+    redis.command({"ACL", "SETUSER", "other", "on", ">other-secret", "~*", "&elsewhere:*", "+@all"});
+    const std::string address = "127.0.0.1:" + std::to_string(redis.port());
+    PubSubOptions quick;
+    quick.reconnectMinDelayMs = 10;
+    quick.reconnectMaxDelayMs = 20;
+    Node allowed(backend(), "redis://chat:chat-secret@" + address, quick),
+        peer(backend(), "redis://chat:chat-secret@" + address, quick),
+        refused(backend(), "redis://other:other-secret@" + address, quick),
+        wrong(backend(), "redis://chat:other-secret@" + address, quick);
+    ASSERT_TRUE(allowed.log.waitFor("ready"));
+    ASSERT_TRUE(peer.log.waitFor("ready"));
+    ASSERT_TRUE(refused.log.waitFor("ready"));
+    EXPECT_TRUE(wrong.log.waitFor("error:WRONGPASS"));
+    auto remote = peer.connect();
+    ASSERT_TRUE(waitForSubscribers(redis, "loopwire:chat", 1));
+    allowed.publish("as an ACL user");
+    expectMessages(*remote, {"as an ACL user"});
+
+    auto local = refused.connect();
+    EXPECT_TRUE(refused.log.waitFor("error:NOPERM"));
+    refused.publish("stays local");
+    expectMessages(*local, {"stays local"});
+    EXPECT_TRUE(remote->staysQuiet(200ms));
 }
 
 TEST_P(PubSubCluster, SubscribesATopicOnlyWhileItHasLocalSubscribers) {
