@@ -14,6 +14,7 @@ const { loadArgs, runLoad, errorCount } = require('../load');
 const { startServer } = require('../server');
 const { SCENARIOS } = require('../../scenarios/scenarios');
 const { ensureSocketIoInstalled } = require('../socketio');
+const { ensureUwsInstalled } = require('../uws');
 
 const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 const SECONDS = 1;
@@ -98,6 +99,46 @@ test('lwload fanout --socket-io counts deliveries across a two-node socket.io cl
       expectedSeconds: SECONDS + scenario.joinSeconds });
     assert.equal(result.connections, 1000);
     assert.equal(result.message_type, 'text');
+    assert.ok(result.requests > 0, JSON.stringify(result));
+    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
+    assert.equal(result.reconnects, 0);
+    assert.ok(server.isRunning());
+  });
+
+// cluster/fanout on uWebSockets.js with the usual JavaScript glue (ioredis subscribers calling app.publish), the
+// runner's yardstick arm: every message the publisher sends on one node reaches the subscribers of both. Skipped
+// with its reason where uWebSockets.js's binaries cannot be installed or do not load on this Node (they need glibc
+// 2.38 on Node 22 and 24).
+test('lwload fanout --split-url counts deliveries across a two-node uWebSockets.js cluster with its glue, without errors',
+  { timeout: BUILD_TIMEOUT_MS }, async (t) => {
+    const problem = ensureUwsInstalled((message) => t.diagnostic(message));
+    if (problem !== null) {
+      t.skip(`uwebsockets and ioredis could not be installed from npm: ${problem}`);
+      return;
+    }
+    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
+    const lwload = path.join(buildDir, 'bench', 'lwload');
+    const scenario = SCENARIOS.find((s) => s.name === 'cluster/fanout');
+    const arm = { side: 'base', kind: 'impl', impl: 'uws', root: RUNNER_ROOT, buildDir };
+    const spec = serverFor(arm, scenario);
+    assert.equal(spec.skip, undefined, spec.skip);
+    let server;
+    try {
+      server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'cluster/fanout uws' });
+    } catch (error) {
+      if (!error.unavailable) throw error;
+      t.skip(`uWebSockets.js does not run here: ${error.message.trim().split('\n').pop()}`);
+      return;
+    }
+    t.after(() => server.stop());
+    assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
+
+    await checkAnswers(scenario, [{ copy: 'base#1', port: server.port, splitPort: server.splitPort }], { lwload });
+
+    const result = await runLoad({ lwload,
+      args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
+      expectedSeconds: SECONDS + scenario.joinSeconds });
+    assert.equal(result.connections, 1000);
     assert.ok(result.requests > 0, JSON.stringify(result));
     assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
     assert.equal(result.reconnects, 0);
