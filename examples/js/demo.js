@@ -7,6 +7,7 @@
 //   /declarative/:name  a DeclarativeResponse, answered without calling JavaScript
 //   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
 //   /stats            the counters, as JSON
+//   /examples/js/<file>, /examples/cpp/<file>  the source of every example of the repository, each listed on /
 // With REDIS_URL set (redis://127.0.0.1:6379), the chat's pub/sub is linked to that Redis, so that several demo
 // processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members. Each
 // room then keeps its last CHAT_HISTORY_LINES lines in Redis (a day after the last one), which a page that joins
@@ -25,7 +26,12 @@ const NAME = /^(?=.*\S)[^\p{C}]{1,24}$/u;
 const MAX_MESSAGE_BYTES = 4 * 1024;
 // The page (inline script and style, nothing loaded from elsewhere) is read once, at start.
 const CHAT_PAGE = fs.readFileSync(path.join(__dirname, 'demo_chat.html'));
-const HOME_PAGE = fs.readFileSync(path.join(__dirname, 'demo_home.html'));
+// Every example of the repository (examples/js/*.js, examples/cpp/*.cpp), read once: served as text at
+// /examples/<folder>/<file>, and listed on the landing page with the first sentence of its leading comment.
+const SUMMARY_CHARACTERS = 160;
+const EXAMPLES = readExamples();
+const HOME_PAGE = Buffer.from(fs.readFileSync(path.join(__dirname, 'demo_home.html'), 'utf8')
+  .replace('<!-- examples -->', examplesList()));
 const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
 // The landing page's counters are pushed to the topic STATS_TOPIC once a second, while anyone watches.
 const STATS_TOPIC = 'stats';
@@ -33,6 +39,46 @@ const STATS_INTERVAL_MS = 1000;
 // With Redis: the lines a room keeps, and for how long after its last one.
 const CHAT_HISTORY_LINES = 50;
 const CHAT_HISTORY_SECONDS = 24 * 60 * 60;
+
+/** Maps "js/hello_world.js" and the like to { source: Buffer, summary }. */
+function readExamples() {
+  const examples = new Map();
+  for (const [folder, extension] of [['js', '.js'], ['cpp', '.cpp']]) {
+    const directory = path.join(__dirname, '..', folder);
+    if (!fs.existsSync(directory)) continue;
+    for (const file of fs.readdirSync(directory).filter((name) => name.endsWith(extension)).sort()) {
+      const source = fs.readFileSync(path.join(directory, file));
+      examples.set(`${folder}/${file}`, { source, summary: summaryOf(source.toString('utf8')) });
+    }
+  }
+  return examples;
+}
+
+/** The first sentence of a source file's leading // comment, cut at a word past SUMMARY_CHARACTERS. */
+function summaryOf(source) {
+  const comment = [];
+  for (const line of source.split('\n')) {
+    if (!line.startsWith('//')) break;
+    comment.push(line.slice(2).trim());
+  }
+  const text = comment.join(' ');
+  const end = text.search(/\.(\s|$)/);
+  const sentence = end < 0 ? text : text.slice(0, end);
+  if (sentence.length <= SUMMARY_CHARACTERS) return sentence;
+  return `${sentence.slice(0, sentence.lastIndexOf(' ', SUMMARY_CHARACTERS))}\u2026`;
+}
+
+/** text with the characters HTML gives a meaning to escaped. */
+function escapeHtml(text) {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+}
+
+/** The landing page's list of examples: a link to each one's source, and what it shows. */
+function examplesList() {
+  return [...EXAMPLES].map(([name, { summary }]) =>
+    `<li><a href="/examples/${escapeHtml(name)}"><code>${escapeHtml(name)}</code></a>: ${escapeHtml(summary)}</li>`)
+    .join('\n  ');
+}
 
 const app = uWS.App();
 const linked = Boolean(process.env.REDIS_URL);
@@ -125,6 +171,14 @@ app
     .write('Hello, ')
     .writeParameterValue('name')
     .end('!\n'))
+  .get('/examples/:folder/:file', counted((res, req) => {
+    const example = EXAMPLES.get(`${req.getParameter('folder')}/${req.getParameter('file')}`);
+    if (example === undefined) {
+      res.writeStatus('404 Not Found').writeHeader('content-type', 'text/plain').end('no such example\n');
+      return;
+    }
+    res.writeHeader('content-type', 'text/plain; charset=utf-8').end(example.source);
+  }))
   .get('/chat', counted((res) => {
     res.writeHeader('content-type', 'text/html; charset=utf-8').writeHeader('content-security-policy', PAGE_POLICY)
       .end(CHAT_PAGE);

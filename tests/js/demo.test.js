@@ -5,6 +5,8 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const WebSocket = require('ws');
 const { startExample, startClusterChat } = require('./helpers/example.js');
 const { findChromium, launchChromium, waitFor } = require('./helpers/chromium.js');
@@ -100,7 +102,7 @@ test('chat: Chromium pages in one room see joins, messages (the sender\'s too) a
   for (const page of [alice, bob, carol]) assert.deepEqual(page.exceptions, []);
 });
 
-test('home: / links every part of the demo; /stats counts requests, connections and the Redis link', async (t) => {
+test('home: / links every part of the demo and the source of every example; /stats counts requests, connections and the Redis link', async (t) => {
   const { port } = await startExample(t, 'demo.js');
   const page = await fetch(`http://127.0.0.1:${port}/`);
   assert.match(page.headers.get('content-type'), /^text\/html/);
@@ -112,6 +114,27 @@ test('home: / links every part of the demo; /stats counts requests, connections 
     assert.equal(target.status, 200, link);
     await target.arrayBuffer();
   }
+  // Every example of the repository is listed, and its link serves its source as it is on disk.
+  const examples = [];
+  for (const [folder, extension] of [['js', '.js'], ['cpp', '.cpp']]) {
+    const directory = path.join(__dirname, '..', '..', 'examples', folder);
+    for (const file of fs.readdirSync(directory).filter((name) => name.endsWith(extension))) {
+      examples.push({ link: `/examples/${folder}/${file}`, source: fs.readFileSync(path.join(directory, file)) });
+    }
+  }
+  assert.ok(examples.length >= 15, `${examples.length} examples`);
+  for (const { link, source } of examples) {
+    assert.match(html, new RegExp(`href="${link}"`), link);
+    const served = await fetch(`http://127.0.0.1:${port}${link}`);
+    assert.equal(served.status, 200, link);
+    assert.match(served.headers.get('content-type'), /^text\/plain/);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(source), `${link} is served as it is on disk`);
+  }
+  for (const missing of ['/examples/js/nothing.js', '/examples/js/..%2F..%2Fpackage.json', '/examples/lib/index.js']) {
+    const refused = await fetch(`http://127.0.0.1:${port}${missing}`);
+    assert.equal(refused.status, 404, missing);
+    await refused.arrayBuffer();
+  }
   const stats = await (await fetch(`http://127.0.0.1:${port}/stats`)).json();
   assert.deepEqual(Object.keys(stats).sort(),
     ['connections', 'deliveries', 'fromOthers', 'link', 'messagesPerSecond', 'requestsPerSecond'].sort());
@@ -119,7 +142,7 @@ test('home: / links every part of the demo; /stats counts requests, connections 
   assert.equal(stats.connections, 0);
 });
 
-test('home: in Chromium, the counters are live and the Redis link shows as ready',
+test('home: in Chromium, the counters are live, the examples listed, and the Redis link shows ready, then down',
      { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
   if (!chromium) assert.fail(MISSING_CHROMIUM);
   const { startRedis } = require('./helpers/redis.js');
@@ -140,9 +163,22 @@ test('home: in Chromium, the counters are live and the Redis link shows as ready
   const chat = await browser.openPage(`http://127.0.0.1:${port}/chat?room=r1&name=dana`);
   await waitFor(async () => (await chat.evaluate("document.getElementById('status').textContent")) === 'connected',
     'the chat connects');
-  await chat.evaluate(`document.getElementById('text').value = 'hi'; document.getElementById('say').requestSubmit();`);
+  // Chat messages go on being typed until the page has shown them in a second's rate.
+  const say = () => chat.evaluate(
+    `document.getElementById('text').value = 'hi'; document.getElementById('say').requestSubmit();`);
+  await say();
+  const talk = setInterval(() => { say().catch(() => {}); }, 100);
+  t.after(() => clearInterval(talk));
+  await waitFor(async () => Number(await cell('messagesPerSecond')) > 0, 'the page shows messages per second');
+  clearInterval(talk);
   await waitFor(async () => Number(await cell('deliveries')) >= 2, 'the page counts the chat\'s deliveries');
   await waitFor(async () => Number(await cell('connections')) >= 2, 'the page counts the chat\'s WebSocket');
+  // The examples are listed with links to their sources.
+  assert.ok(Number(await home.evaluate("document.querySelectorAll('#sources a[href^=\"/examples/\"]').length")) >= 15);
+  // Redis goes away: the page says the link is down.
+  await redis.stop();
+  await waitFor(async () => ['disconnected', 'connecting'].includes(await cell('link')),
+    'the page shows the Redis link down');
   assert.deepEqual(home.exceptions, []);
   assert.deepEqual(chat.exceptions, []);
 });
