@@ -1,10 +1,12 @@
 // Fuzz target for Utf8Validator.
 //
-// Input: byte 0 seeds the cuts, the rest is the text. The text is checked whole (isValid) and fed in pieces of 1
-// to 16 bytes drawn from the seed; both answers must agree with a decoder written differently (each character
-// decoded to its code point, then checked for the shortest form, surrogates and U+10FFFF), and a piecewise feed
-// that fails must fail exactly at the byte where the longest valid prefix of the text ends. Each piece is an
-// exactly sized heap copy, so that the sanitizer sees any read past it.
+// Input: byte 0 seeds the cuts, the rest is the text. With every path (portable, SSE2, AVX2: those the machine
+// lacks run the portable one), the text is checked whole (isValidWith) and fed in pieces of 1 to 80 bytes drawn
+// from the seed (so that the vector paths see whole blocks and blocks cut anywhere); every answer must agree with
+// a decoder written differently (each character decoded to its code point, then checked for the shortest form,
+// surrogates and U+10FFFF), and a piecewise feed that fails must fail in the piece that holds the byte where the
+// longest valid prefix of the text ends. The whole text and each piece are exactly sized heap copies, so that the
+// sanitizer sees any read past them.
 #include "ws/Utf8Validator.h"
 
 #include "FuzzSupport.h"
@@ -65,30 +67,35 @@ Reference decode(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    loopwire::fuzz::PieceSizes pieces(data[0] * 2654435761u + 1, 16);
-    const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-    const Reference expected = decode(text);
+    const std::string_view input(reinterpret_cast<const char*>(data + 1), size - 1);
+    const Reference expected = decode(input);
+    std::unique_ptr<char[]> whole(new char[input.size()]);
+    if (!input.empty()) std::memcpy(whole.get(), input.data(), input.size());
+    const std::string_view text(whole.get(), input.size());
 
-    FUZZ_CHECK(Utf8Validator::isValid(text) == expected.valid);
+    for (loopwire::Utf8Path path : {loopwire::Utf8Path::Portable, loopwire::Utf8Path::Sse2, loopwire::Utf8Path::Avx2}) {
+        FUZZ_CHECK(Utf8Validator::isValidWith(path, text) == expected.valid);
 
-    Utf8Validator validator;
-    std::size_t fed = 0;
-    bool ok = true;
-    while (fed < text.size() && ok) {
-        const std::size_t piece = pieces.next(text.size() - fed);
-        std::unique_ptr<char[]> exact(new char[piece]);
-        std::memcpy(exact.get(), text.data() + fed, piece);
-        ok = validator.feed(std::string_view(exact.get(), piece));
-        if (!ok) {
-            // The byte that failed lies in this piece, and it is the first the reference refuses.
-            FUZZ_CHECK(expected.validPrefix >= fed && expected.validPrefix < fed + piece);
-            Utf8Validator exactly;
-            FUZZ_CHECK(exactly.feed(text.substr(0, expected.validPrefix)));
-            FUZZ_CHECK(!exactly.feed(text.substr(expected.validPrefix, 1)));
+        loopwire::fuzz::PieceSizes pieces(data[0] * 2654435761u + 1, 80);
+        Utf8Validator validator;
+        std::size_t fed = 0;
+        bool ok = true;
+        while (fed < text.size() && ok) {
+            const std::size_t piece = pieces.next(text.size() - fed);
+            std::unique_ptr<char[]> exact(new char[piece]);
+            std::memcpy(exact.get(), text.data() + fed, piece);
+            ok = validator.feedWith(path, std::string_view(exact.get(), piece));
+            if (!ok) {
+                // The byte that failed lies in this piece, and it is the first the reference refuses.
+                FUZZ_CHECK(expected.validPrefix >= fed && expected.validPrefix < fed + piece);
+                Utf8Validator exactly;
+                FUZZ_CHECK(exactly.feedWith(path, text.substr(0, expected.validPrefix)));
+                FUZZ_CHECK(!exactly.feedWith(path, text.substr(expected.validPrefix, 1)));
+            }
+            fed += piece;
         }
-        fed += piece;
+        FUZZ_CHECK((ok && validator.isComplete()) == expected.valid);
+        if (ok && !expected.valid) FUZZ_CHECK(!validator.isComplete());
     }
-    FUZZ_CHECK((ok && validator.isComplete()) == expected.valid);
-    if (ok && !expected.valid) FUZZ_CHECK(!validator.isComplete());
     return 0;
 }

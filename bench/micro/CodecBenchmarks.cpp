@@ -1,8 +1,11 @@
 // Nanoseconds and bytes per second of the pure codecs on typical inputs: the request parser (a short API
-// request and a browser-sized one), the chunked decoder, and the router (static, parameter and fall-through).
+// request and a browser-sized one), the chunked decoder, the router (static, parameter and fall-through), and the
+// UTF-8 validation of a 4 KiB text message (ASCII, and mixed text of two-, three- and four-byte characters) on
+// each path the machine has.
 #include "http/ChunkedDecoder.h"
 #include "http/HttpParser.h"
 #include "http/Router.h"
+#include "ws/Utf8Validator.h"
 
 #include <benchmark/benchmark.h>
 
@@ -109,6 +112,36 @@ void BM_RouteFallThroughToAny(benchmark::State& state) { route(state, "DELETE", 
 BENCHMARK(BM_RouteStatic);
 BENCHMARK(BM_RouteParameters);
 BENCHMARK(BM_RouteFallThroughToAny);
+
+// A 4 KiB text message: ASCII, or mixed text (Latin with accents, Greek, CJK, emoji).
+std::string textMessage(bool ascii) {
+    const std::string unit = ascii ? "The quick brown fox jumps over the lazy dog, again and again. "
+                                   : "Grüße aus Zürich, καλημέρα κόσμε, 世界你好, 🎉🚀 und tschüss. ";
+    std::string text;
+    while (text.size() + unit.size() <= 4096)
+        text += unit;
+    return text;
+}
+
+void validate(benchmark::State& state, Utf8Path path, bool ascii) {
+    if (!Utf8Validator::hasPath(path)) {
+        state.SkipWithError("this machine lacks the path");
+        return;
+    }
+    const std::string text = textMessage(ascii);
+    for (auto _ : state) {
+        bool valid = Utf8Validator::isValidWith(path, text);
+        benchmark::DoNotOptimize(valid);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+
+BENCHMARK_CAPTURE(validate, ascii_portable, Utf8Path::Portable, true);
+BENCHMARK_CAPTURE(validate, ascii_sse2, Utf8Path::Sse2, true);
+BENCHMARK_CAPTURE(validate, ascii_avx2, Utf8Path::Avx2, true);
+BENCHMARK_CAPTURE(validate, mixed_portable, Utf8Path::Portable, false);
+BENCHMARK_CAPTURE(validate, mixed_sse2, Utf8Path::Sse2, false);
+BENCHMARK_CAPTURE(validate, mixed_avx2, Utf8Path::Avx2, false);
 
 }  // namespace
 }  // namespace loopwire

@@ -1,7 +1,14 @@
+// Tests for core/ws/Utf8Validator: every answer against a decoder written differently, failing at the first
+// byte no valid text has, across every split; and every path (portable, SSE2, AVX2 where the machine has them)
+// ground against the portable one, on texts that cross its blocks, with each kind of error at every position of a
+// block, against a guard page (a read past the end crashes).
 #include "ws/Utf8Validator.h"
+
+#include "../GuardedBuffer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -158,6 +165,183 @@ TEST(Utf8Validator, AgreesWithADecoderOnRandomLongerTexts) {
         ASSERT_EQ(Utf8Validator::isValid(text), expected) << testing::PrintToString(text);
     }
     EXPECT_GT(valid, 1000);
+}
+
+constexpr Utf8Path kPaths[] = {Utf8Path::Portable, Utf8Path::Sse2, Utf8Path::Avx2};
+
+std::string pathName(Utf8Path path) {
+    return path == Utf8Path::Portable ? "portable" : path == Utf8Path::Sse2 ? "SSE2" : "AVX2";
+}
+
+// One character of each length class, at the edges of its ranges and inside them.
+const std::vector<std::string>& characters() {
+    static const std::vector<std::string> all = {"a",
+                                                 " ",
+                                                 "~",
+                                                 bytes({0x7F}),
+                                                 bytes({0xC2, 0x80}),
+                                                 bytes({0xC3, 0xA9}),
+                                                 bytes({0xDF, 0xBF}),
+                                                 bytes({0xE0, 0xA0, 0x80}),
+                                                 bytes({0xE2, 0x82, 0xAC}),
+                                                 bytes({0xED, 0x9F, 0xBF}),
+                                                 bytes({0xEE, 0x80, 0x80}),
+                                                 bytes({0xEF, 0xBF, 0xBF}),
+                                                 bytes({0xF0, 0x90, 0x80, 0x80}),
+                                                 bytes({0xF0, 0x9F, 0x8E, 0x89}),
+                                                 bytes({0xF3, 0xBF, 0xBF, 0xBF}),
+                                                 bytes({0xF4, 0x8F, 0xBF, 0xBF})};
+    return all;
+}
+
+// Sequences that are invalid wherever they stand (each breaks one rule, or ends a character early).
+const std::vector<std::string>& invalidSequences() {
+    static const std::vector<std::string> all = {
+        bytes({0x80}),                          // a continuation byte with no lead
+        bytes({0xBF}),                          //
+        bytes({0xC0, 0x80}),                    // overlong two-byte form
+        bytes({0xC1, 0xBF}),                    //
+        bytes({0xC3, 'a'}),                     // cut short by ASCII
+        bytes({0xC3, 0xC3, 0xA9}),              // cut short by another lead
+        bytes({0xE0, 0x9F, 0xBF}),              // overlong three-byte form
+        bytes({0xED, 0xA0, 0x80}),              // surrogate
+        bytes({0xED, 0xBF, 0xBF}),              //
+        bytes({0xE2, 0x82, 'a'}),               // a three-byte character cut after two
+        bytes({0xE2, 0x82, 0x82, 0x82}),        // a continuation too many
+        bytes({0xF0, 0x8F, 0xBF, 0xBF}),        // overlong four-byte form
+        bytes({0xF4, 0x90, 0x80, 0x80}),        // past U+10FFFF
+        bytes({0xF5, 0x80, 0x80, 0x80}),        //
+        bytes({0xF8, 0x88, 0x80, 0x80}),        //
+        bytes({0xFF}),                          // never UTF-8
+        bytes({0xF0, 0x9F, 0x8E, 'a'}),         // a four-byte character cut after three
+        bytes({0xF0, 0x9F, 0x8E, 0x89, 0x89}),  // a continuation too many
+    };
+    return all;
+}
+
+// Whether feeding text with path in the given pieces fails in the piece that holds the first byte the decoder
+// refuses (failsAt; nullopt when it refuses none), and ends complete when the text is valid.
+void expectPiecewise(Utf8Path path, const std::string& text, const std::vector<std::size_t>& cuts,
+                     std::optional<std::size_t> failsAt, bool valid) {
+    Utf8Validator validator;
+    std::size_t from = 0;
+    for (std::size_t i = 0; i <= cuts.size(); ++i) {
+        const std::size_t to = i < cuts.size() ? cuts[i] : text.size();
+        const bool ok = validator.feedWith(path, std::string_view(text).substr(from, to - from));
+        if (!ok) {
+            ASSERT_TRUE(failsAt.has_value())
+                << pathName(path) << " refused a valid prefix: " << testing::PrintToString(text);
+            EXPECT_GE(*failsAt, from) << pathName(path) << " " << testing::PrintToString(text);
+            EXPECT_LT(*failsAt, to) << pathName(path) << " " << testing::PrintToString(text);
+            return;
+        }
+        if (failsAt) {
+            ASSERT_GE(*failsAt, to) << pathName(path) << " took a refused byte";
+        }
+        from = to;
+    }
+    EXPECT_EQ(validator.isComplete(), valid) << pathName(path) << " " << testing::PrintToString(text);
+}
+
+TEST(Utf8Validator, EveryPathAgreesWithTheDecoderOnTextsAcrossItsBlocks) {
+    std::mt19937 random(20261204);
+    std::uniform_int_distribution<std::size_t> length(0, 200);
+    std::uniform_int_distribution<std::size_t> character(0, characters().size() - 1);
+    std::uniform_int_distribution<int> percent(0, 99);
+    std::uniform_int_distribution<int> anyByte(0, 255);
+    int valid = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string text;
+        // Mostly ASCII for some texts, mostly not for others.
+        const int asciiPercent = percent(random);
+        for (std::size_t n = length(random); n > 0; --n)
+            text += percent(random) < asciiPercent ? std::string(1, 'a' + static_cast<char>(n % 26))
+                                                   : characters()[character(random)];
+        // A third of them get one byte changed anywhere.
+        if (!text.empty() && percent(random) < 33) {
+            text[std::uniform_int_distribution<std::size_t>(0, text.size() - 1)(random)] =
+                static_cast<char>(anyByte(random));
+        }
+        const bool expected = referenceIsUtf8(text);
+        valid += expected ? 1 : 0;
+        const std::optional<std::size_t> failsAt = firstFailure(text);
+        std::vector<std::size_t> cuts;
+        if (!text.empty()) {
+            std::uniform_int_distribution<std::size_t> cut(0, text.size());
+            cuts = {cut(random), cut(random)};
+            std::sort(cuts.begin(), cuts.end());
+        }
+        for (Utf8Path path : kPaths) {
+            ASSERT_EQ(Utf8Validator::isValidWith(path, text), expected)
+                << pathName(path) << " " << testing::PrintToString(text);
+            expectPiecewise(path, text, cuts, failsAt, expected);
+        }
+    }
+    EXPECT_GT(valid, 5000);
+}
+
+TEST(Utf8Validator, EveryPathFindsEachErrorAtEveryPositionOfItsBlocks) {
+    test::GuardedBuffer buffer(512);
+    // Each error in ASCII and in text of two-, three- and four-byte characters, at every offset of two blocks
+    // and a bit; the text ends right at the guard page.
+    const std::vector<std::string> fillers = {"x", bytes({0xC3, 0xA9}), bytes({0xE2, 0x82, 0xAC}),
+                                              bytes({0xF0, 0x9F, 0x8E, 0x89})};
+    for (const std::string& filler : fillers) {
+        std::string padding;
+        while (padding.size() < 100)
+            padding += filler;
+        for (const std::string& error : invalidSequences()) {
+            for (std::size_t offset = 0; offset <= 70; ++offset) {
+                // The prefix is whole fillers, up to offset bytes.
+                const std::string prefix = padding.substr(0, offset / filler.size() * filler.size());
+                const std::string text = prefix + error + padding.substr(0, 40);
+                ASSERT_FALSE(referenceIsUtf8(text));
+                const std::string_view placed(buffer.place(text), text.size());
+                for (Utf8Path path : kPaths) {
+                    ASSERT_FALSE(Utf8Validator::isValidWith(path, placed))
+                        << pathName(path) << " " << testing::PrintToString(text);
+                }
+            }
+        }
+        // And the same texts with no error are valid, the last character ending at the guard page.
+        for (std::size_t size = 0; size <= 100; size += filler.size()) {
+            const std::string_view placed(buffer.place(padding.substr(0, size)), size);
+            for (Utf8Path path : kPaths)
+                ASSERT_TRUE(Utf8Validator::isValidWith(path, placed)) << pathName(path) << " " << size;
+        }
+    }
+}
+
+TEST(Utf8Validator, EveryPathKnowsACharacterCutAtTheEndOfItsBlocks) {
+    // A character whose lead is in the last bytes of a block and whose end is in the next piece, or missing.
+    for (const std::string& character : characters()) {
+        for (std::size_t before = 25; before <= 70; ++before) {
+            const std::string text = std::string(before, 'a') + character + "tail";
+            for (std::size_t cut = before; cut <= before + character.size(); ++cut) {
+                for (Utf8Path path : kPaths) {
+                    Utf8Validator validator;
+                    ASSERT_TRUE(validator.feedWith(path, std::string_view(text).substr(0, cut))) << pathName(path);
+                    EXPECT_EQ(validator.isComplete(), cut == before || cut == before + character.size())
+                        << pathName(path) << " cut at " << cut;
+                    ASSERT_TRUE(validator.feedWith(path, std::string_view(text).substr(cut))) << pathName(path);
+                    EXPECT_TRUE(validator.isComplete()) << pathName(path);
+                    EXPECT_EQ(Utf8Validator::isValidWith(path, std::string_view(text).substr(0, cut)),
+                              validator.isComplete() && (cut == before || cut == before + character.size()))
+                        << pathName(path);
+                }
+            }
+        }
+    }
+}
+
+TEST(Utf8Validator, TheFastestPathIsTheOneFeedTakes) {
+    EXPECT_TRUE(Utf8Validator::hasPath(Utf8Path::Portable));
+#if defined(__x86_64__)
+    EXPECT_TRUE(Utf8Validator::hasPath(Utf8Path::Sse2));
+#endif
+    const std::string text = std::string(40, 'a') + bytes({0xED, 0xA0, 0x80});
+    EXPECT_FALSE(Utf8Validator::isValid(text));
+    EXPECT_TRUE(Utf8Validator::isValid(std::string(40, 'a') + bytes({0xED, 0x9F, 0xBF})));
 }
 
 }  // namespace
