@@ -6,6 +6,7 @@
 #include "Counters.h"
 #include "ListenSocketWrap.h"
 #include "PointerFields.h"
+#include "SequentialStrings.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
 #include "WebSocketWrap.h"
@@ -95,6 +96,7 @@ void AddonState::createClasses(v8::Local<v8::Object> exports) {
     // assumes as much), so what is learned on a response serves a request too.
     PointerFields::learn(responseClass->InstanceTemplate()->NewInstance(context).ToLocalChecked(),
                          ResponseWrap::kFieldCount);
+    SequentialStrings::learn(isolate_);
     requestBoilerplate_ =
         Handle<v8::Object>(isolate_, RequestWrap::createBoilerplate(context, RequestWrap::createClass(isolate_, data)));
     receiver_ = Handle<v8::Object>(isolate_, context->Global());

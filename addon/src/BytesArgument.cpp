@@ -1,5 +1,6 @@
 #include "BytesArgument.h"
 
+#include "SequentialStrings.h"
 #include "V8Compat.h"
 
 #include <cstdint>
@@ -67,6 +68,15 @@ char* BytesArgument::storageFor(std::size_t bytes) {
 bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
     if (value->IsString()) {
         v8::Local<v8::String> string = value.As<v8::String>();
+        std::string_view latin1;
+        if (SequentialStrings::bytesOf(string, latin1) && isAscii(latin1.data(), latin1.size())) {
+            // Copied at once: the bytes lie on V8's heap, where reading the next argument may move them.
+            char* out = storageFor(latin1.size());
+            if (!latin1.empty()) std::memcpy(out, latin1.data(), latin1.size());
+            data_ = out;
+            size_ = latin1.size();
+            return true;
+        }
         std::size_t units = static_cast<std::size_t>(string->Length());
         if (string->IsOneByte()) {
             // The common body or header: Latin-1 and in fact ASCII. Copying its units is much cheaper than V8's

@@ -3,7 +3,9 @@
 // undefined reads as empty, as in uWebSockets.js.
 //
 // Binary arguments are not copied: view() points into their backing store, valid until JavaScript runs again
-// (so use it before calling anything that may run JavaScript). A string is encoded into inline storage when it
+// (so use it before calling anything that may run JavaScript). An ASCII string that V8 keeps in one piece is
+// copied from where it lies (SequentialStrings), without a call into V8; any other string is copied or encoded
+// through V8's API. A string is encoded into inline storage when it
 // fits (kInlineBytes), else into the thread's scratch buffer, which is kept between calls up to
 // kMaxRetainedScratchBytes: short strings, the common case for headers and bodies, and longer bodies sent again
 // and again (a cached page) cost no allocation. Only a second long string read while the scratch buffer is taken

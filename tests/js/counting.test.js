@@ -54,6 +54,12 @@ test('res and req pointers are stored without V8\'s setter on this Node (no V8 s
   assert.equal(counters().directPointerFields, 1);
 });
 
+test('string arguments are read where V8 keeps them on this Node (no V8 sandbox, no pointer compression)', () => {
+  // addon/src/SequentialStrings.h; on a V8 where it could not learn the layout, each string costs V8's copy.
+  // (That every shape of string still arrives byte for byte is string-arguments.test.js's.)
+  assert.equal(counters().directStrings, 1);
+});
+
 test('a plain synchronous request creates no global handle and allocates nothing', async (t) => {
   const { port } = listen(t, (app) => app.get('/', (res, req) => {
     res.writeHeader('x-host', req.getHeader('host')).end('plain');
