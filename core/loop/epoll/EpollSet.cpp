@@ -1,6 +1,7 @@
 #include "EpollSet.h"
 
 #include "base/Check.h"
+#include "base/DirectSystemCalls.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -104,7 +105,7 @@ bool EpollSet::contains(int fd) const noexcept {
 
 int EpollSet::wait(int timeoutMs) {
     for (;;) {
-        int ready = epoll_wait(fd_, events_, kMaxEventsPerWait, timeoutMs);
+        int ready = direct::epollWait(fd_, events_, kMaxEventsPerWait, timeoutMs);
         if (ready >= 0) return ready;
         if (errno != EINTR) fatal("loopwire: epoll_wait");
     }
