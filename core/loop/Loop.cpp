@@ -79,10 +79,12 @@ void Loop::stopInternalTimers() noexcept {
 // The loop never sleeps longer than its shortest internal timer period, so consecutive readings of a free loop
 // are at most that far apart; a longer gap is counted as maxCountedGapMs_ only. Only the excess is dropped, so a
 // loop that is merely busy (short iterations back to back) keeps the timeout clock on time.
-void Loop::updateNow() noexcept {
-    std::uint64_t now = monotonicMs();
-    std::uint64_t gap = now > nowMs_ ? now - nowMs_ : 0;
-    timeoutClockMs_ += std::min<std::uint64_t>(gap, maxCountedGapMs_);
+void Loop::updateNow() noexcept { setNow(monotonicMs()); }
+
+void Loop::setNow(std::uint64_t now) noexcept {
+    // Never backwards: a reading libuv took at the top of the iteration may be older than one made since.
+    if (now <= nowMs_) return;
+    timeoutClockMs_ += std::min<std::uint64_t>(now - nowMs_, maxCountedGapMs_);
     nowMs_ = now;
 }
 

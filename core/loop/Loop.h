@@ -204,6 +204,9 @@ protected:
     Loop(LoopBackend backend, std::uint32_t sweepIntervalMs);
 
     // Called by the backends.
+    // Sets the monotonic clock's reading to nowMs, a reading of the same clock the backend already made (libuv's
+    // loop time, taken once per iteration), and advances the timeout clock: updateNow() without its own read.
+    void setNow(std::uint64_t nowMs) noexcept;
     void startInternalTimers() noexcept;
     void stopInternalTimers() noexcept;
     // Runs due timers; returns milliseconds until the next one (-1 when none).
