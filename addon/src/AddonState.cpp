@@ -6,9 +6,9 @@
 #include "Counters.h"
 #include "ListenSocketWrap.h"
 #include "PointerFields.h"
-#include "SequentialStrings.h"
 #include "RequestWrap.h"
 #include "ResponseWrap.h"
+#include "SequentialStrings.h"
 #include "WebSocketWrap.h"
 
 #include <loopwire/App.h>

@@ -43,32 +43,48 @@ test('lwload fanout counts deliveries from the C++ fan-out server, without error
     assert.ok(server.isRunning());
   });
 
+// Loads the cluster scenario `name` served by `impl` (started as the runner starts it) for SECONDS with lwload
+// fanout --split-url, after the runner's answer check, and checks what a clean run gives: every subscriber joined,
+// deliveries counted, no error, no reconnection, the server still up. Returns lwload's result, or null when the
+// server exited as unable to run here (status 3), after skipping the test with its reason.
+async function loadCluster(t, name, impl) {
+  const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
+  const lwload = path.join(buildDir, 'bench', 'lwload');
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  const arm = impl === 'loopwire-js' ? { side: 'head', kind: 'worktree', impl, root: RUNNER_ROOT, buildDir }
+    : { side: 'base', kind: 'impl', impl, root: RUNNER_ROOT, buildDir };
+  const spec = serverFor(arm, scenario);
+  assert.equal(spec.skip, undefined, spec.skip);
+  let server;
+  try {
+    server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: `${name} ${impl}` });
+  } catch (error) {
+    if (!error.unavailable) throw error;
+    t.skip(`${impl} does not run here: ${error.message.trim().split('\n').pop()}`);
+    return null;
+  }
+  t.after(() => server.stop());
+  assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
+  const copy = `${arm.side}#1`;
+  await checkAnswers(scenario, [{ copy, port: server.port, splitPort: server.splitPort, load: spec.load }], { lwload });
+  const result = await runLoad({ lwload,
+    args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort, load: spec.load }),
+    expectedSeconds: SECONDS + scenario.joinSeconds });
+  assert.equal(result.connections, 1000);
+  assert.ok(result.requests > 0, JSON.stringify(result));
+  assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
+  assert.equal(result.reconnects, 0);
+  assert.ok(server.isRunning());
+  return result;
+}
+
 // cluster/fanout on loopwire-js: two nodes linked by app.connectPubSub through a real redis-server, the publisher
 // and half the subscribers on one, the other half on the other: every message crosses Redis to reach them all.
 // cluster/fanout-history: the same on a topic with history, every delivery stamped and its stamp checked.
 for (const name of ['cluster/fanout', 'cluster/fanout-history']) {
   test(`lwload fanout --split-url counts deliveries across a two-node loopwire cluster, without errors (${name})`,
     { timeout: BUILD_TIMEOUT_MS }, async (t) => {
-      const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
-      const lwload = path.join(buildDir, 'bench', 'lwload');
-      const scenario = SCENARIOS.find((s) => s.name === name);
-      const arm = { side: 'head', kind: 'worktree', impl: 'loopwire-js', root: RUNNER_ROOT, buildDir };
-      const spec = serverFor(arm, scenario);
-      assert.equal(spec.skip, undefined, spec.skip);
-      const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: `${name} loopwire-js` });
-      t.after(() => server.stop());
-      assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
-
-      await checkAnswers(scenario, [{ copy: 'head#1', port: server.port, splitPort: server.splitPort }], { lwload });
-
-      const result = await runLoad({ lwload,
-        args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
-        expectedSeconds: SECONDS + scenario.joinSeconds });
-      assert.equal(result.connections, 1000);
-      assert.ok(result.requests > 0, JSON.stringify(result));
-      assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
-      assert.equal(result.reconnects, 0);
-      assert.ok(server.isRunning());
+      await loadCluster(t, name, 'loopwire-js');
     });
 }
 
@@ -81,28 +97,11 @@ test('lwload fanout --socket-io counts deliveries across a two-node socket.io cl
       t.skip(`socket.io could not be installed from npm: ${problem}`);
       return;
     }
-    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
-    const lwload = path.join(buildDir, 'bench', 'lwload');
-    const scenario = SCENARIOS.find((s) => s.name === 'cluster/fanout');
-    const arm = { side: 'base', kind: 'impl', impl: 'socketio', root: RUNNER_ROOT, buildDir };
-    const spec = serverFor(arm, scenario);
-    assert.equal(spec.skip, undefined, spec.skip);
+    const spec = serverFor({ side: 'base', kind: 'impl', impl: 'socketio', root: RUNNER_ROOT },
+      SCENARIOS.find((s) => s.name === 'cluster/fanout'));
     assert.equal(spec.load.socketIo, true);
-    const server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'cluster/fanout socketio' });
-    t.after(() => server.stop());
-
-    await checkAnswers(scenario, [{ copy: 'base#1', port: server.port, splitPort: server.splitPort, load: spec.load }],
-      { lwload });
-
-    const result = await runLoad({ lwload,
-      args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort, load: spec.load }),
-      expectedSeconds: SECONDS + scenario.joinSeconds });
-    assert.equal(result.connections, 1000);
+    const result = await loadCluster(t, 'cluster/fanout', 'socketio');
     assert.equal(result.message_type, 'text');
-    assert.ok(result.requests > 0, JSON.stringify(result));
-    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
-    assert.equal(result.reconnects, 0);
-    assert.ok(server.isRunning());
   });
 
 // cluster/fanout on uWebSockets.js with the usual JavaScript glue (ioredis subscribers calling app.publish), the
@@ -116,31 +115,5 @@ test('lwload fanout --split-url counts deliveries across a two-node uWebSockets.
       t.skip(`uwebsockets and ioredis could not be installed from npm: ${problem}`);
       return;
     }
-    const { buildDir } = buildWorkingTree({ targets: ['lwload'] });
-    const lwload = path.join(buildDir, 'bench', 'lwload');
-    const scenario = SCENARIOS.find((s) => s.name === 'cluster/fanout');
-    const arm = { side: 'base', kind: 'impl', impl: 'uws', root: RUNNER_ROOT, buildDir };
-    const spec = serverFor(arm, scenario);
-    assert.equal(spec.skip, undefined, spec.skip);
-    let server;
-    try {
-      server = await startServer({ argv: spec.argv, cwd: spec.cwd, label: 'cluster/fanout uws' });
-    } catch (error) {
-      if (!error.unavailable) throw error;
-      t.skip(`uWebSockets.js does not run here: ${error.message.trim().split('\n').pop()}`);
-      return;
-    }
-    t.after(() => server.stop());
-    assert.ok(server.splitPort > 0 && server.splitPort !== server.port);
-
-    await checkAnswers(scenario, [{ copy: 'base#1', port: server.port, splitPort: server.splitPort }], { lwload });
-
-    const result = await runLoad({ lwload,
-      args: loadArgs(scenario, server.port, { seconds: SECONDS, splitPort: server.splitPort }),
-      expectedSeconds: SECONDS + scenario.joinSeconds });
-    assert.equal(result.connections, 1000);
-    assert.ok(result.requests > 0, JSON.stringify(result));
-    assert.equal(errorCount(result), 0, JSON.stringify(result.errors));
-    assert.equal(result.reconnects, 0);
-    assert.ok(server.isRunning());
+    await loadCluster(t, 'cluster/fanout', 'uws');
   });
