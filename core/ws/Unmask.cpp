@@ -4,6 +4,8 @@
 // per iteration, which cuts their loop overhead (counted in instructions, the unit lwbench judges this by).
 #include "ws/Unmask.h"
 
+#include "base/CpuFeatures.h"
+
 #include <bit>
 #include <cstring>
 
@@ -111,14 +113,6 @@ __attribute__((target("avx2"))) std::size_t unmaskAvx2(char* data, std::size_t l
     }
     return done;
 }
-
-// Asked once, at load: __builtin_cpu_init first, since this may run before the runtime's own constructor has.
-bool detectAvx2() noexcept {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-}
-
-const bool kHasAvx2 = detectAvx2();
 #endif
 
 }  // namespace
@@ -131,7 +125,7 @@ bool hasUnmaskPath(UnmaskPath path) noexcept {
             return LW_UNMASK_X86 != 0;
         case UnmaskPath::Avx2:
 #if LW_UNMASK_X86
-            return kHasAvx2;
+            return cpu::kHasAvx2;
 #else
             return false;
 #endif
@@ -149,7 +143,7 @@ void unmaskWith(UnmaskPath path, char* data, std::size_t length, const std::uint
     // payload (most messages of a chat or a game) takes the words alone.
     if (length < 16) {
         path = UnmaskPath::Portable;
-    } else if (path == UnmaskPath::Avx2 && kHasAvx2) {
+    } else if (path == UnmaskPath::Avx2 && cpu::kHasAvx2) {
         done = unmaskAvx2(data, length, rotated);
         done += unmaskSse2(data + done, length - done, rotated);
     } else if (path != UnmaskPath::Portable) {

@@ -11,6 +11,8 @@
 //   a product of three nibble sets, which is what makes the AND exact.
 #include "ws/Utf8Validator.h"
 
+#include "base/CpuFeatures.h"
+
 #include <bit>
 #include <cstring>
 
@@ -218,21 +220,13 @@ __attribute__((target("avx2"))) const char* skipValidAvx2(const char* p, const c
     if (last[-3] >= 0xF0) return p - 3;
     return skipAsciiWords(p, end);
 }
-
-// Asked once, at load: __builtin_cpu_init first, since this may run before the runtime's own constructor has.
-bool detectAvx2() noexcept {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-}
-
-const bool kHasAvx2 = detectAvx2();
 #endif
 
 // From p, a character boundary: skips what path proves valid in bulk; returns where the state machine goes on
 // (a boundary, or the lead of a character), or nullptr when it found a byte no valid text has there.
 const char* skipValid(Utf8Path path, const char* p, const char* end) noexcept {
 #if LW_UTF8_X86
-    if (path == Utf8Path::Avx2 && kHasAvx2) return skipValidAvx2(p, end);
+    if (path == Utf8Path::Avx2 && cpu::kHasAvx2) return skipValidAvx2(p, end);
     if (path != Utf8Path::Portable) return skipAsciiSse2(p, end);
 #else
     static_cast<void>(path);
@@ -250,7 +244,7 @@ bool Utf8Validator::hasPath(Utf8Path path) noexcept {
             return LW_UTF8_X86 != 0;
         case Utf8Path::Avx2:
 #if LW_UTF8_X86
-            return kHasAvx2;
+            return cpu::kHasAvx2;
 #else
             return false;
 #endif
