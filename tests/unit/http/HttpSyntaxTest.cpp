@@ -22,6 +22,22 @@ TEST(HttpSyntax, IsToken) {
     EXPECT_FALSE(http_syntax::isToken(std::string_view("a\0b", 3)));
 }
 
+// Every byte that is not a tchar is refused at every position of names of every length around the four-byte step,
+// and every tchar is accepted there.
+TEST(HttpSyntax, ANonTokenByteIsFoundAnywhereAndEveryTokenByteIsAccepted) {
+    for (std::size_t length = 1; length <= 13; ++length) {
+        const std::string clean(length, 'n');
+        EXPECT_TRUE(http_syntax::isToken(clean)) << length;
+        for (std::size_t at = 0; at < length; ++at) {
+            for (unsigned c = 0; c < 256; ++c) {
+                std::string name = clean;
+                name[at] = static_cast<char>(c);
+                EXPECT_EQ(http_syntax::isToken(name), http_syntax::isTokenChar(c)) << length << " " << at << " " << c;
+            }
+        }
+    }
+}
+
 // CR, LF and NUL are found at every position of values of every length around the word size, and nothing else
 // is: bytes that differ from them in one bit, or by the high bit, pass.
 TEST(HttpSyntax, ALineBreakOrNulIsFoundAnywhereAndNothingElseIs) {
