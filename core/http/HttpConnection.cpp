@@ -412,27 +412,20 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         connectionWritten_ = true;
         if (listsClose(value)) closeAfterResponse_ = true;
     }
-    write(key);
-    write(": ");
-    write(value);
-    write("\r\n");
+    writeParts(key, ": ", value, "\r\n");
     return true;
 }
 
 void HttpConnection::writeHeadEnd(std::string_view framing) {
-    write("Date: ");
-    write(loop().date());
     // A Connection field written by the handler stands alone; otherwise loopwire says what HTTP/1.1 does not
     // imply.
+    std::string_view dateEnd = "\r\n";
     if (!connectionWritten_ && !keepAlive_) {
-        write("\r\nConnection: close\r\n");
+        dateEnd = "\r\nConnection: close\r\n";
     } else if (!connectionWritten_ && http10_) {
-        write("\r\nConnection: keep-alive\r\n");
-    } else {
-        write("\r\n");
+        dateEnd = "\r\nConnection: keep-alive\r\n";
     }
-    write(framing);
-    write("\r\n");
+    writeParts("Date: ", loop().date(), dateEnd, framing, "\r\n");
     headersEnded_ = true;
 }
 
@@ -463,6 +456,24 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
     if (!responsePending_ || isClosed()) return;
     if (closeConnection && !headersEnded_) keepAlive_ = false;
     if (!headersEnded_) {
+        if (!headRequest_ && !hasDeclaredLength_ && keepAlive_ && !http10_ && !connectionWritten_ &&
+            (!statusWritten_ || !noBodyStatus_)) {
+            // The common answer (a body with its length, on a keep-alive HTTP/1.1 connection) in one write: what
+            // ensureStatus, writeContentLength, writeHeadEnd and the body's write would write one after another.
+            char digits[20];
+            const std::string_view length = formatDecimal(body.size(), digits);
+            if (!statusWritten_) {
+                statusWritten_ = true;
+                noBodyStatus_ = false;
+                writeParts("HTTP/1.1 200 OK\r\nContent-Length: ", length, "\r\nDate: ", loop().date(), "\r\n\r\n",
+                           body);
+            } else {
+                writeParts("Content-Length: ", length, "\r\nDate: ", loop().date(), "\r\n\r\n", body);
+            }
+            headersEnded_ = true;
+            writeOffset_ += body.size();
+            return finishResponse(closeConnection);
+        }
         ensureStatus();
         if (noBodyStatus_ && body.empty()) {
             writeHeadEnd({});
@@ -541,9 +552,7 @@ inline void HttpConnection::writeContentLength(std::uint64_t length) {
     // One Content-Length per response: the body's own length wins over a different one the handler wrote.
     if (hasDeclaredLength_ && declaredLength_ != length) refusedWrite_ = true;
     char digits[20];
-    write("Content-Length: ");
-    write(formatDecimal(length, digits));
-    write("\r\n");
+    writeParts("Content-Length: ", formatDecimal(length, digits), "\r\n");
 }
 
 void HttpConnection::finishResponse(bool closeConnection) {

@@ -79,6 +79,23 @@ public:
         }
         return writeSlowly(data);
     }
+    // Writes each of parts (string views, or string literals) in turn, as that many write() calls would, with one
+    // check of the cork buffer's room for them all: a header line is four parts (name, ": ", value, CRLF), and a
+    // literal's copy has a constant size, so it becomes a store or two.
+    template <typename... Parts>
+    bool writeParts(const Parts&... parts) {
+        const std::size_t total = (partSize(parts) + ...);
+        std::size_t& corked = loop_.corkedBytes();
+        if (loop_.corkOwner() == this && backpressure_.empty() && total <= Loop::kCorkBufferBytes - corked) {
+            char* out = loop_.corkBuffer() + corked;
+            ((out = copyPart(out, parts)), ...);
+            corked += total;
+            return true;
+        }
+        bool drained = true;
+        ((drained = write(std::string_view(parts))), ...);
+        return drained;
+    }
     // Writes what can go now (into the cork buffer, or to the kernel) and buffers nothing; returns the bytes
     // taken. Takes nothing while backpressure is pending. A TLS socket seals and sends 64 KiB at a time and stops
     // after the first group the kernel does not take whole: that group counts as taken, and the rest of its records
@@ -162,6 +179,21 @@ private:
 
     void onIo(std::uint32_t events) override;
     bool writeSlowly(std::string_view data);
+    static std::size_t partSize(std::string_view part) noexcept { return part.size(); }
+    template <std::size_t N>
+    static constexpr std::size_t partSize(const char (&)[N]) noexcept {
+        return N - 1;
+    }
+    static char* copyPart(char* out, std::string_view part) noexcept {
+        // An empty view may have a null pointer, which memcpy must not be given even for zero bytes.
+        if (!part.empty()) std::memcpy(out, part.data(), part.size());
+        return out + part.size();
+    }
+    template <std::size_t N>
+    static char* copyPart(char* out, const char (&literal)[N]) noexcept {
+        std::memcpy(out, literal, N - 1);
+        return out + (N - 1);
+    }
     // peerEnded: the readiness report said the peer's FIN had arrived (see readAgainLater).
     void readOnce(bool peerEnded);
     // readOnce while a PROXY header may still come (the carried bytes of an earlier read go in front).
