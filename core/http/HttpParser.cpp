@@ -3,6 +3,7 @@
 
 #include "../base/Check.h"
 
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -62,6 +63,7 @@ enum Flag : std::uint16_t {
 };
 
 // The fields the parser interprets, in HttpParser::fieldKind_ while their line is read.
+// Ordered: every kind after kHost has a value to read when its line ends.
 enum FieldKind : std::uint8_t { kOtherField, kHost, kExpect, kUpgrade, kConnection, kContentLength, kTransferEncoding };
 
 enum ValueClass : std::uint8_t { kValueChar, kValueOws, kValueOther };
@@ -126,11 +128,19 @@ constexpr std::uint64_t anyByteEqual(std::uint64_t x, std::uint64_t b) noexcept 
     return anyByteBelow(x ^ (kOnes * b), 1);
 }
 
-// Eight target bytes that are all visible ASCII; '?' counts only in the path.
-inline bool isPlainTargetWord(std::uint64_t x, bool inPath) noexcept {
-    std::uint64_t stop = anyByteBelow(x, 0x21) | anyByteEqual(x, 0x7F) | (x & kHighBits);
-    if (inPath) stop |= anyByteEqual(x, '?');
-    return stop == 0;
+// The high bit of each of eight target bytes that may end the run of visible ASCII ('?' counts only in the path);
+// zero when none does. The lowest flag is exact (a borrow runs only toward the higher bytes, where it may flag a
+// byte that does not stop), so firstFlaggedByte() is the first byte that stops the run.
+inline std::uint64_t targetStops(std::uint64_t x, bool inPath) noexcept {
+    std::uint64_t stops = anyByteBelow(x, 0x21) | anyByteEqual(x, 0x7F) | (x & kHighBits);
+    if (inPath) stops |= anyByteEqual(x, '?');
+    return stops;
+}
+
+// The index of the lowest byte flagged in a word of flags (little-endian: the byte read first).
+inline unsigned firstFlaggedByte(std::uint64_t flags) noexcept {
+    static_assert(std::endian::native == std::endian::little, "the word scans read bytes as little-endian words");
+    return static_cast<unsigned>(__builtin_ctzll(flags)) / 8;
 }
 
 // Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
@@ -211,6 +221,49 @@ void HttpParser::reset() noexcept {
     contentLength_ = 0;
 }
 
+// Classifies the field whose name just ended at its colon. Conflicts that the name alone proves are refused here,
+// before its value arrives.
+inline HttpError HttpParser::onFieldName(std::string_view name) noexcept {
+    fieldKind_ = kOtherField;
+    switch (name.size()) {
+        case 4:
+            if (name == "host") {
+                if (flags_ & kHostSeen) return HttpError::RepeatedHost;
+                flags_ |= kHostSeen;
+                fieldKind_ = kHost;
+            }
+            break;
+        case 6:
+            if (name == "expect") fieldKind_ = kExpect;
+            break;
+        case 7:
+            if (name == "upgrade") fieldKind_ = kUpgrade;
+            break;
+        case 10:
+            if (name == "connection") fieldKind_ = kConnection;
+            break;
+        case 14:
+            if (name == "content-length") {
+                if (flags_ & kTransferEncodingSeen) return HttpError::ContentLengthWithChunked;
+                fieldKind_ = kContentLength;
+            }
+            break;
+        case 17:
+            if (name == "transfer-encoding") {
+                // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing. We refuse
+                // it rather than guess where its body ends.
+                if (httpMinor_ == 0) return HttpError::BadTransferEncoding;
+                if (flags_ & kContentLengthSeen) return HttpError::ContentLengthWithChunked;
+                flags_ |= kTransferEncodingSeen;
+                fieldKind_ = kTransferEncoding;
+            }
+            break;
+        default:
+            break;
+    }
+    return HttpError::None;
+}
+
 // The parser is one function with a label per phase: a whole head runs straight through the tight loops of each
 // part, and a call that resumes jumps to the label of the phase where the previous call ran out of bytes. Every
 // check is made when the byte that decides it is read, in byte order, so a message gives the same verdict
@@ -225,6 +278,14 @@ ParseResult HttpParser::parse(char* data, std::size_t length, RequestHead& head)
     HttpError error = HttpError::None;
     std::uint8_t phase = phase_;
     char* last = nullptr;
+    // The field line's offsets live in locals while the head is read, and in members only between calls: the
+    // parser writes the buffer through a char*, which may alias any member, so a member would be stored and
+    // loaded again around every write.
+    std::uint32_t elementStart = elementStart_;
+    std::uint32_t nameEnd = nameEnd_;
+    std::uint32_t valueStart = valueStart_;
+    std::uint32_t valueEnd = valueEnd_;
+    std::uint16_t headerCount = headerCount_;
     [[maybe_unused]] const bool vector = vectorScanningEnabled;
 
     switch (phase) {
@@ -317,9 +378,13 @@ method:
 
 path:
     for (;;) {
-        if (end - p >= 8 && isPlainTargetWord(load8(p), true)) {
-            p += 8;
-            continue;
+        if (end - p >= 8) {
+            const std::uint64_t stops = targetStops(load8(p), true);
+            if (stops == 0) {
+                p += 8;
+                continue;
+            }
+            p += firstFlaggedByte(stops);
         }
         if (p == end || kChars.target[uc(*p)] != kTargetChar) break;
         ++p;
@@ -334,9 +399,13 @@ path:
 
 query:
     for (;;) {
-        if (end - p >= 8 && isPlainTargetWord(load8(p), false)) {
-            p += 8;
-            continue;
+        if (end - p >= 8) {
+            const std::uint64_t stops = targetStops(load8(p), false);
+            if (stops == 0) {
+                p += 8;
+                continue;
+            }
+            p += firstFlaggedByte(stops);
         }
         if (p == end || kChars.target[uc(*p)] == kTargetOther) break;
         ++p;
@@ -357,10 +426,10 @@ targetEnd:
     }
     targetEnd_ = offset(p);
     ++p;
-    elementStart_ = offset(p);
+    elementStart = offset(p);
 
 version:
-    if (offset(p) == elementStart_ && end - p >= 10) {
+    if (offset(p) == elementStart && end - p >= 10) {
         if (std::memcmp(p, "HTTP/1.1\r\n", 10) == 0) {
             httpMinor_ = 1;
             p += 10;
@@ -373,7 +442,7 @@ version:
         }
     }
     while (p != end) {
-        const std::uint32_t index = offset(p) - elementStart_;
+        const std::uint32_t index = offset(p) - elementStart;
         const char c = *p;
         const bool expected = index < 5 ? c == "HTTP/"[index] : index == 6 ? c == '.' : (c >= '0' && c <= '9');
         if (!expected) {
@@ -383,7 +452,7 @@ version:
         ++p;
         if (index == 7) {
             // A well-formed version that is not 1.0 or 1.1 is refused as soon as its last digit arrives.
-            if (data[elementStart_ + 5] != '1' || c > '1') {
+            if (data[elementStart + 5] != '1' || c > '1') {
                 error = HttpError::UnsupportedVersion;
                 goto fail;
             }
@@ -422,11 +491,11 @@ lineStart:
         goto suspend;
     }
     if (kChars.tokenLower[uc(*p)] != 0) {
-        if (headerCount_ == kMaxHeaderCount) {
+        if (headerCount == kMaxHeaderCount) {
             error = HttpError::TooManyHeaders;
             goto fail;
         }
-        elementStart_ = offset(p);
+        elementStart = offset(p);
         goto name;
     }
     if (*p == '\r') {
@@ -464,14 +533,14 @@ name:
         error = HttpError::BadHeaderName;
         goto fail;
     }
-    nameEnd_ = offset(p);
-    error = onFieldName(data);
+    nameEnd = offset(p);
+    error = onFieldName(std::string_view(data + elementStart, nameEnd - elementStart));
     if (error != HttpError::None) goto fail;
     ++p;
     if (fieldKind_ == kContentLength) {
         pendingLength_ = 0;
         flags_ &= static_cast<std::uint16_t>(~(kLengthDigitSeen | kLengthOwsAfter));
-        valueStart_ = valueEnd_ = offset(p);
+        valueStart = valueEnd = offset(p);
         goto lengthValue;
     }
 
@@ -482,12 +551,12 @@ valueStart:
         phase = kValueStart;
         goto suspend;
     }
-    valueStart_ = offset(p);
-    valueEnd_ = valueStart_;
+    valueStart = offset(p);
+    valueEnd = valueStart;
 
 value:
     // last follows the end of the value without its trailing OWS, so nothing is walked twice.
-    last = data + valueEnd_;
+    last = data + valueEnd;
     for (;;) {
 #if LW_PARSER_SSE2
         if (vector && end - p >= 16) {
@@ -511,7 +580,7 @@ value:
         ++p;
         if (kind == kValueChar) last = p;
     }
-    valueEnd_ = offset(last);
+    valueEnd = offset(last);
     if (p == end) {
         phase = kValue;
         goto suspend;
@@ -535,10 +604,10 @@ lengthValue:
                 goto fail;
             }
             pendingLength_ = pendingLength_ * 10 + digit;
-            if (!(flags_ & kLengthDigitSeen)) valueStart_ = offset(p);
+            if (!(flags_ & kLengthDigitSeen)) valueStart = offset(p);
             flags_ |= kLengthDigitSeen;
             ++p;
-            valueEnd_ = offset(p);
+            valueEnd = offset(p);
         } else if (isOws(c)) {
             if (flags_ & kLengthDigitSeen) flags_ |= kLengthOwsAfter;
             ++p;
@@ -564,12 +633,13 @@ valueLf:
         goto fail;
     }
     ++p;
-    fields_[headerCount_] =
-        FieldOffsets{static_cast<std::uint16_t>(elementStart_), static_cast<std::uint16_t>(nameEnd_ - elementStart_),
-                     static_cast<std::uint16_t>(valueStart_), static_cast<std::uint16_t>(valueEnd_ - valueStart_)};
-    ++headerCount_;
-    if (fieldKind_ != kOtherField) {
-        error = onFieldLine(data);
+    fields_[headerCount] =
+        FieldOffsets{static_cast<std::uint16_t>(elementStart), static_cast<std::uint16_t>(nameEnd - elementStart),
+                     static_cast<std::uint16_t>(valueStart), static_cast<std::uint16_t>(valueEnd - valueStart)};
+    ++headerCount;
+    // Host's name said all there is to check (that it came once); only the others have values to read.
+    if (fieldKind_ > kHost) {
+        error = onFieldLine(std::string_view(data + valueStart, valueEnd - valueStart));
         if (error != HttpError::None) goto fail;
     }
     goto lineStart;
@@ -584,6 +654,7 @@ endLf:
         goto fail;
     }
     ++p;
+    headerCount_ = headerCount;
     return complete(data, offset(p), head);
 
 suspend:
@@ -593,6 +664,11 @@ suspend:
     }
     phase_ = phase;
     position_ = offset(p);
+    elementStart_ = elementStart;
+    nameEnd_ = nameEnd;
+    valueStart_ = valueStart;
+    valueEnd_ = valueEnd;
+    headerCount_ = headerCount;
     return {ParseStatus::NeedMore, HttpError::None, 0};
 
 fail:
@@ -600,55 +676,8 @@ fail:
     return {ParseStatus::Error, error, 0};
 }
 
-// Classifies the field whose name just ended at its colon. Conflicts that the name alone proves are refused here,
-// before its value arrives.
-HttpError HttpParser::onFieldName(const char* data) noexcept {
-    const std::string_view name(data + elementStart_, nameEnd_ - elementStart_);
-    fieldKind_ = kOtherField;
-    switch (name.size()) {
-        case 4:
-            if (name == "host") {
-                if (flags_ & kHostSeen) return HttpError::RepeatedHost;
-                flags_ |= kHostSeen;
-                fieldKind_ = kHost;
-            }
-            break;
-        case 6:
-            if (name == "expect") fieldKind_ = kExpect;
-            break;
-        case 7:
-            if (name == "upgrade") fieldKind_ = kUpgrade;
-            break;
-        case 10:
-            if (name == "connection") fieldKind_ = kConnection;
-            break;
-        case 14:
-            if (name == "content-length") {
-                if (flags_ & kTransferEncodingSeen) return HttpError::ContentLengthWithChunked;
-                fieldKind_ = kContentLength;
-            }
-            break;
-        case 17:
-            if (name == "transfer-encoding") {
-                // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing. We refuse
-                // it rather than guess where its body ends.
-                if (httpMinor_ == 0) return HttpError::BadTransferEncoding;
-                if (flags_ & kContentLengthSeen) return HttpError::ContentLengthWithChunked;
-                flags_ |= kTransferEncodingSeen;
-                fieldKind_ = kTransferEncoding;
-            }
-            break;
-        default:
-            break;
-    }
-    return HttpError::None;
-}
-
 // Applies the value of the field line just recorded, now that the line has ended.
-HttpError HttpParser::onFieldLine(const char* data) noexcept {
-    const FieldOffsets& field = fields_[headerCount_ - 1];
-    const std::string_view value(data + field.valueStart, field.valueLength);
-
+HttpError HttpParser::onFieldLine(std::string_view value) noexcept {
     switch (fieldKind_) {
         case kExpect:
             if (equalsLowerCase(value, "100-continue")) flags_ |= kExpectContinue;
