@@ -10,19 +10,63 @@ namespace loopwire::addon {
 
 namespace {
 
-// Whether every byte is below 0x80 (ASCII, whose UTF-8 form is itself), eight bytes at a time.
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+// Whether every byte is below 0x80 (ASCII, whose UTF-8 form is itself), eight bytes at a time; the last eight
+// overlap the word before them, and 4 to 7 bytes are read as two 4-byte halves that overlap.
 bool isAscii(const char* bytes, std::size_t size) noexcept {
-    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-    std::size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
+    std::uint64_t seen = 0;
+    if (size >= 8) {
         std::uint64_t word;
-        std::memcpy(&word, bytes + i, sizeof word);
-        if ((word & kHighBits) != 0) return false;
+        for (std::size_t i = 0; i + 8 < size; i += 8) {
+            std::memcpy(&word, bytes + i, sizeof word);
+            if ((word & kHighBits) != 0) return false;
+        }
+        std::memcpy(&word, bytes + size - 8, sizeof word);
+        seen = word;
+    } else if (size >= 4) {
+        std::uint32_t first;
+        std::uint32_t last;
+        std::memcpy(&first, bytes, sizeof first);
+        std::memcpy(&last, bytes + size - 4, sizeof last);
+        seen = first | last;
+    } else {
+        for (std::size_t i = 0; i < size; ++i)
+            seen |= static_cast<unsigned char>(bytes[i]);
     }
-    for (; i < size; ++i) {
-        if ((static_cast<unsigned char>(bytes[i]) & 0x80) != 0) return false;
+    return (seen & kHighBits) == 0;
+}
+
+// Copies size bytes from in to out, eight at a time as isAscii() reads them (the overlapping last word is stored
+// overlapping too), and returns whether they are all ASCII: one pass where a copy and a check were two, and no
+// call for the short strings most arguments are.
+bool copyAscii(char* out, const char* in, std::size_t size) noexcept {
+    std::uint64_t seen = 0;
+    if (size >= 8) {
+        std::uint64_t word;
+        for (std::size_t i = 0; i + 8 < size; i += 8) {
+            std::memcpy(&word, in + i, sizeof word);
+            std::memcpy(out + i, &word, sizeof word);
+            seen |= word;
+        }
+        std::memcpy(&word, in + size - 8, sizeof word);
+        std::memcpy(out + size - 8, &word, sizeof word);
+        seen |= word;
+    } else if (size >= 4) {
+        std::uint32_t first;
+        std::uint32_t last;
+        std::memcpy(&first, in, sizeof first);
+        std::memcpy(&last, in + size - 4, sizeof last);
+        std::memcpy(out, &first, sizeof first);
+        std::memcpy(out + size - 4, &last, sizeof last);
+        seen = first | last;
+    } else {
+        for (std::size_t i = 0; i < size; ++i) {
+            out[i] = in[i];
+            seen |= static_cast<unsigned char>(in[i]);
+        }
     }
-    return true;
+    return (seen & kHighBits) == 0;
 }
 
 // The thread's buffer for strings longer than the inline storage (each thread runs its own isolate, so a
@@ -69,13 +113,15 @@ bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
     if (value->IsString()) {
         v8::Local<v8::String> string = value.As<v8::String>();
         std::string_view latin1;
-        if (SequentialStrings::bytesOf(string, latin1) && isAscii(latin1.data(), latin1.size())) {
-            // Copied at once: the bytes lie on V8's heap, where reading the next argument may move them.
-            char* out = storageFor(latin1.size());
-            if (!latin1.empty()) std::memcpy(out, latin1.data(), latin1.size());
-            data_ = out;
-            size_ = latin1.size();
-            return true;
+        if (SequentialStrings::bytesOf(string, latin1)) {
+            // Copied at once: the bytes lie on V8's heap, where reading the next argument may move them. A
+            // Latin-1 string that is not ASCII is encoded below, over the copy.
+            char* out = latin1.size() <= kInlineBytes ? inline_ : storageFor(latin1.size());
+            if (copyAscii(out, latin1.data(), latin1.size())) {
+                data_ = out;
+                size_ = latin1.size();
+                return true;
+            }
         }
         std::size_t units = static_cast<std::size_t>(string->Length());
         if (string->IsOneByte()) {
@@ -98,6 +144,21 @@ bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
         data_ = out;
         return true;
     }
+    return readOther(value);
+}
+
+bool BytesArgument::readForLookup(v8::Isolate* isolate, v8::Local<v8::Value> value) {
+    std::string_view latin1;
+    if (value->IsString() && SequentialStrings::bytesOf(value.As<v8::String>(), latin1) &&
+        isAscii(latin1.data(), latin1.size())) {
+        data_ = latin1.data();
+        size_ = latin1.size();
+        return true;
+    }
+    return read(isolate, value);
+}
+
+bool BytesArgument::readOther(v8::Local<v8::Value> value) {
     if (value->IsArrayBufferView()) {
         v8::Local<v8::ArrayBufferView> view = value.As<v8::ArrayBufferView>();
         size_ = view->ByteLength();

@@ -36,11 +36,17 @@ public:
     // Reads value. Returns false, throwing nothing, when value is none of the recognized types; the caller throws
     // a TypeError that names the argument.
     bool read(v8::Isolate* isolate, v8::Local<v8::Value> value);
+    // As read(), except that an ASCII string V8 keeps in one piece is not copied: view() points at its characters
+    // on V8's heap and is valid only until V8 next allocates (making a string or any other value, running
+    // JavaScript). For a key that is looked up and dropped before the answer is made (getHeader, getQuery).
+    bool readForLookup(v8::Isolate* isolate, v8::Local<v8::Value> value);
 
     std::string_view view() const noexcept { return {data_, size_}; }
 
 private:
     char* storageFor(std::size_t bytes);
+    // read() for every value that is not a string.
+    bool readOther(v8::Local<v8::Value> value);
 
     const char* data_ = "";
     std::size_t size_ = 0;

@@ -94,7 +94,7 @@ void RequestWrap::getHeader(const Args& args) {
     HttpRequest* request = unwrap(args, "req.getHeader");
     if (request == nullptr) return;
     BytesArgument key;
-    if (!key.read(args.GetIsolate(), args[0])) {
+    if (!key.readForLookup(args.GetIsolate(), args[0])) {
         return throwTypeError(args.GetIsolate(),
                               "req.getHeader: lowerCaseKey must be a string, ArrayBuffer, SharedArrayBuffer or "
                               "ArrayBufferView");
@@ -160,7 +160,7 @@ void RequestWrap::getQuery(const Args& args) {
         return;
     }
     BytesArgument key;
-    if (!key.read(isolate, args[0])) {
+    if (!key.readForLookup(isolate, args[0])) {
         return throwTypeError(isolate,
                               "req.getQuery: key must be a string, ArrayBuffer, SharedArrayBuffer or ArrayBufferView");
     }
