@@ -382,6 +382,10 @@ bool Router::dispatchTree(const Tree& tree, std::string_view path, Visitor visit
     const Node* exact = tree.exact.empty() ? nullptr : tree.findExact(path);
     if (exact && offer(*exact, 0, visitor)) return true;
     if (tree.dynamicRoutes == 0) return false;
+    // A root with only a wildcard below it ("/*", an app's catch-all) is the walk's first and only candidate for
+    // every path: the path starts with '/', so the rest after the root is never empty.
+    const Node& root = tree.root;
+    if (root.statics.empty() && !root.parameter) return root.wildcard && offer(*root.wildcard, 0, visitor);
     return walk(tree, path, exact, visitor);
 }
 

@@ -175,6 +175,23 @@ TEST(Router, RootWildcardMatchesEveryPath) {
     }
 }
 
+// A tree whose root has only a wildcard below it takes a shortcut past the walk: declining still leaves the path
+// unmatched, and a static or parameter route added beside it (then removed) is found before it.
+TEST(Router, RootWildcardAloneDeclinesAndMakesWayForRoutesAddedBesideIt) {
+    Router router;
+    ASSERT_TRUE(router.add("GET", "/*", 1));
+    EXPECT_EQ(yieldOrder(router, "GET", "/"), std::vector<Id>{1});
+    EXPECT_EQ(yieldOrder(router, "GET", "/a/b"), std::vector<Id>{1});
+    ASSERT_TRUE(router.add("GET", "/a/*", 2));
+    EXPECT_EQ(yieldOrder(router, "GET", "/a/b"), (std::vector<Id>{2, 1}));
+    ASSERT_TRUE(router.add("GET", "/:p", 3));
+    EXPECT_EQ(yieldOrder(router, "GET", "/b"), (std::vector<Id>{3, 1}));
+    ASSERT_TRUE(router.remove("GET", "/a/*"));
+    ASSERT_TRUE(router.remove("GET", "/:p"));
+    EXPECT_EQ(yieldOrder(router, "GET", "/b"), std::vector<Id>{1});
+    EXPECT_EQ(route(router, "POST", "/b"), std::nullopt);
+}
+
 TEST(Router, WildcardCapturesNoParameter) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/u/:id/*", 1));
