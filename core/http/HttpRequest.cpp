@@ -40,14 +40,17 @@ std::size_t percentDecode(std::string_view in, char* out) noexcept {
 
 }  // namespace
 
-HttpRequest::HttpRequest(RequestHead& head, char* scratch, std::size_t scratchBytes) noexcept
-    : head_(&head), scratch_(scratch), scratchBytes_(scratchBytes) {
-    std::size_t length = std::min(head.method.size(), kMaxMethodBytes);
-    for (std::size_t i = 0; i < length; ++i) {
-        char c = head.method[i];
-        lowerMethod_[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
+std::string_view HttpRequest::getMethod() const noexcept {
+    // Lowered on first use rather than for every request: a method is never empty, so a zero length means not yet.
+    if (methodLength_ == 0) {
+        const std::size_t length = std::min(head_->method.size(), kMaxMethodBytes);
+        for (std::size_t i = 0; i < length; ++i) {
+            const char c = head_->method[i];
+            lowerMethod_[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
+        }
+        methodLength_ = static_cast<std::uint8_t>(length);
     }
-    methodLength_ = static_cast<std::uint8_t>(length);
+    return {lowerMethod_, methodLength_};
 }
 
 std::string_view HttpRequest::getHeader(std::string_view lowerCaseKey) const noexcept {

@@ -23,7 +23,7 @@ public:
     // The request-target as sent, query included.
     std::string_view getFullUrl() const noexcept;
     // The method in lower case ("get"), as uWebSockets v20 reports it.
-    std::string_view getMethod() const noexcept { return {lowerMethod_, methodLength_}; }
+    std::string_view getMethod() const noexcept;
     // The method as sent ("GET").
     std::string_view getCaseSensitiveMethod() const noexcept;
     // The raw query string, without '?'.
@@ -58,7 +58,8 @@ public:
     Header headerAt(std::size_t index) const noexcept;
 
     // Internal: built by the connection for each request.
-    HttpRequest(RequestHead& head, char* scratch, std::size_t scratchBytes) noexcept;
+    HttpRequest(RequestHead& head, char* scratch, std::size_t scratchBytes) noexcept
+        : head_(&head), scratch_(scratch), scratchBytes_(scratchBytes) {}
     void setMatch(const RouteMatch* match) noexcept { match_ = match; }
 
     // Internal, for a route that yields a request it would otherwise refuse (a WebSocket route given an upgrade
@@ -84,8 +85,9 @@ private:
     std::size_t scratchBytes_;
     std::size_t scratchUsed_ = 0;
     bool yield_ = false;
-    std::uint8_t methodLength_ = 0;
-    char lowerMethod_[kMaxMethodBytes];
+    // The lower-case method, made by the first getMethod() (most handlers never ask); 0 until then.
+    mutable std::uint8_t methodLength_ = 0;
+    mutable char lowerMethod_[kMaxMethodBytes];
 };
 
 }  // namespace loopwire
