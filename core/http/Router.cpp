@@ -65,7 +65,24 @@ inline int compareKeys(std::string_view a, std::string_view b) noexcept {
     return compareSameLength(a.data(), b.data(), a.size());
 }
 
-inline bool sameBytes(std::string_view a, std::string_view b) noexcept { return compareKeys(a, b) == 0; }
+// Equality alone, for the method lookup on every dispatch: the same overlapping loads as compareSameLength, XORed
+// and ORed together, with no order to find.
+inline bool sameBytes(std::string_view a, std::string_view b) noexcept {
+    const std::size_t length = a.size();
+    if (length != b.size()) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    if (length >= 8) return compareSameLength(x, y, length) == 0;
+    if (length >= 4) {
+        return ((load<std::uint32_t>(x) ^ load<std::uint32_t>(y)) |
+                (load<std::uint32_t>(x + length - 4) ^ load<std::uint32_t>(y + length - 4))) == 0;
+    }
+    if (length >= 2) {
+        return ((load<std::uint16_t>(x) ^ load<std::uint16_t>(y)) |
+                (load<std::uint16_t>(x + length - 2) ^ load<std::uint16_t>(y + length - 2))) == 0;
+    }
+    return length == 0 || *x == *y;
+}
 
 // Index of the entry whose key equals key, or of the place to insert it; found tells which. Entries are sorted
 // by compareKeys of keyOf(entry).

@@ -192,6 +192,23 @@ TEST(Router, RootWildcardAloneDeclinesAndMakesWayForRoutesAddedBesideIt) {
     EXPECT_EQ(route(router, "POST", "/b"), std::nullopt);
 }
 
+// A method's tree is found by every byte of the method: names of 1 to 12 bytes that differ from a registered one
+// in any single byte find nothing.
+TEST(Router, MethodsDifferingInAnyOneByteAreDifferentMethods) {
+    for (std::size_t length = 1; length <= 12; ++length) {
+        Router router;
+        const std::string method(length, 'M');
+        ASSERT_TRUE(router.add(method, "/", 1));
+        EXPECT_EQ(route(router, method, "/"), 1u) << method;
+        for (std::size_t at = 0; at < length; ++at) {
+            std::string other = method;
+            other[at] = 'N';
+            EXPECT_EQ(route(router, other, "/"), std::nullopt) << other;
+        }
+        EXPECT_EQ(route(router, method + "M", "/"), std::nullopt) << method;
+    }
+}
+
 TEST(Router, WildcardCapturesNoParameter) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/u/:id/*", 1));
