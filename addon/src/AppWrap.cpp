@@ -1,6 +1,7 @@
 #include "AppWrap.h"
 
 #include "AddonState.h"
+#include "BooleanArgument.h"
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
@@ -397,8 +398,9 @@ void AppWrap::publish(const Args& args) {
         return throwTypeError(
             isolate, "app.publish: message must be a string, ArrayBuffer, SharedArrayBuffer or ArrayBufferView");
     }
-    OpCode opCode = args[2]->BooleanValue(isolate) ? OpCode::Binary : OpCode::Text;
-    args.GetReturnValue().Set(app.app_.publish(topic.view(), message.view(), opCode, args[3]->BooleanValue(isolate)));
+    OpCode opCode = booleanArgument(isolate, args[2]) ? OpCode::Binary : OpCode::Text;
+    args.GetReturnValue().Set(
+        app.app_.publish(topic.view(), message.view(), opCode, booleanArgument(isolate, args[3])));
 }
 
 // Takes (topic: RecognizedString); returns the number of WebSockets subscribed to it.

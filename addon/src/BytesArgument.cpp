@@ -10,11 +10,25 @@ namespace loopwire::addon {
 
 namespace {
 
-constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+// The thread's buffer for strings longer than the inline storage (each thread runs its own isolate, so a
+// thread_local is a per-isolate buffer). One BytesArgument holds it at a time.
+struct ScratchBuffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
+    bool taken = false;
+};
+
+thread_local ScratchBuffer scratch;
+
+}  // namespace
+
+// The longest UTF-8 encoding of one UTF-16 code unit: a lone surrogate becomes U+FFFD, and a pair (two units)
+// becomes 4 bytes, so 3 bytes per unit always suffice.
+constexpr std::size_t kMaxUtf8BytesPerUnit = 3;
 
 // Whether every byte is below 0x80 (ASCII, whose UTF-8 form is itself), eight bytes at a time; the last eight
 // overlap the word before them, and 4 to 7 bytes are read as two 4-byte halves that overlap.
-bool isAscii(const char* bytes, std::size_t size) noexcept {
+bool BytesArgument::isAscii(const char* bytes, std::size_t size) noexcept {
     std::uint64_t seen = 0;
     if (size >= 8) {
         std::uint64_t word;
@@ -37,56 +51,7 @@ bool isAscii(const char* bytes, std::size_t size) noexcept {
     return (seen & kHighBits) == 0;
 }
 
-// Copies size bytes from in to out, eight at a time as isAscii() reads them (the overlapping last word is stored
-// overlapping too), and returns whether they are all ASCII: one pass where a copy and a check were two, and no
-// call for the short strings most arguments are.
-bool copyAscii(char* out, const char* in, std::size_t size) noexcept {
-    std::uint64_t seen = 0;
-    if (size >= 8) {
-        std::uint64_t word;
-        for (std::size_t i = 0; i + 8 < size; i += 8) {
-            std::memcpy(&word, in + i, sizeof word);
-            std::memcpy(out + i, &word, sizeof word);
-            seen |= word;
-        }
-        std::memcpy(&word, in + size - 8, sizeof word);
-        std::memcpy(out + size - 8, &word, sizeof word);
-        seen |= word;
-    } else if (size >= 4) {
-        std::uint32_t first;
-        std::uint32_t last;
-        std::memcpy(&first, in, sizeof first);
-        std::memcpy(&last, in + size - 4, sizeof last);
-        std::memcpy(out, &first, sizeof first);
-        std::memcpy(out + size - 4, &last, sizeof last);
-        seen = first | last;
-    } else {
-        for (std::size_t i = 0; i < size; ++i) {
-            out[i] = in[i];
-            seen |= static_cast<unsigned char>(in[i]);
-        }
-    }
-    return (seen & kHighBits) == 0;
-}
-
-// The thread's buffer for strings longer than the inline storage (each thread runs its own isolate, so a
-// thread_local is a per-isolate buffer). One BytesArgument holds it at a time.
-struct ScratchBuffer {
-    std::unique_ptr<char[]> bytes;
-    std::size_t capacity = 0;
-    bool taken = false;
-};
-
-thread_local ScratchBuffer scratch;
-
-}  // namespace
-
-// The longest UTF-8 encoding of one UTF-16 code unit: a lone surrogate becomes U+FFFD, and a pair (two units)
-// becomes 4 bytes, so 3 bytes per unit always suffice.
-constexpr std::size_t kMaxUtf8BytesPerUnit = 3;
-
-BytesArgument::~BytesArgument() {
-    if (!holdsScratch_) return;
+void BytesArgument::releaseScratch() noexcept {
     scratch.taken = false;
     if (scratch.capacity > kMaxRetainedScratchBytes) {
         scratch.bytes.reset();
@@ -109,14 +74,15 @@ char* BytesArgument::storageFor(std::size_t bytes) {
     return heap_.get();
 }
 
-bool BytesArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> value) {
+bool BytesArgument::readSlowly(v8::Isolate* isolate, v8::Local<v8::Value> value) {
     if (value->IsString()) {
         v8::Local<v8::String> string = value.As<v8::String>();
         std::string_view latin1;
-        if (SequentialStrings::bytesOf(string, latin1)) {
+        if (SequentialStrings::bytesOf(string, latin1) && latin1.size() > kInlineBytes) {
             // Copied at once: the bytes lie on V8's heap, where reading the next argument may move them. A
-            // Latin-1 string that is not ASCII is encoded below, over the copy.
-            char* out = latin1.size() <= kInlineBytes ? inline_ : storageFor(latin1.size());
+            // Latin-1 string that is not ASCII is encoded below, over the copy. (One that fits inline and is
+            // ASCII was read by read() itself.)
+            char* out = storageFor(latin1.size());
             if (copyAscii(out, latin1.data(), latin1.size())) {
                 data_ = out;
                 size_ = latin1.size();

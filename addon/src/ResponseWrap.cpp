@@ -1,6 +1,7 @@
 #include "ResponseWrap.h"
 
 #include "AddonState.h"
+#include "BooleanArgument.h"
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
@@ -104,24 +105,30 @@ void ResponseWrap::invalidate(v8::Local<v8::Object> res) {
     if (compat::getPointer(res, kEntry) != nullptr) PointerFields::set(res, kEntry, nullptr);
 }
 
-bool ResponseWrap::isUsable(v8::Local<v8::Object> res) { return compat::getPointer(res, kResponse) != nullptr; }
-
-void ResponseWrap::afterHandler(v8::Local<v8::Object> res) {
+void ResponseWrap::afterOpenHandler(v8::Local<v8::Object> res) {
     auto* response = static_cast<HttpResponse*>(compat::getPointer(res, kResponse));
-    if (response == nullptr) return;
     auto* entry = static_cast<Entry*>(compat::getPointer(res, kEntry));
     bool abortable = entry != nullptr && (entry->registered & PendingResponses::kAborted) != 0;
     if (response->hasResponded() || !abortable) invalidate(res);
 }
 
-HttpResponse* ResponseWrap::unwrap(const Args& args, const char* method) {
+namespace {
+
+[[gnu::noinline, gnu::cold]] void throwUnusable(const Args& args, const char* method) {
+    std::string message = std::string(method) +
+                          ": this HttpResponse can no longer be used: its response was completed (end, "
+                          "endWithoutBody, close, or a tryEnd that finished) or aborted (see onAborted)";
+    throwError(args.GetIsolate(), message.c_str());
+}
+
+}  // namespace
+
+// Inline in every method, with the message built out of line: a call with a string's frame cost every method
+// call some twenty instructions.
+inline HttpResponse* ResponseWrap::unwrap(const Args& args, const char* method) {
     auto* response = static_cast<HttpResponse*>(compat::getPointer(args.This(), kResponse));
-    if (response == nullptr) {
-        std::string message = std::string(method) +
-                              ": this HttpResponse can no longer be used: its response was completed (end, "
-                              "endWithoutBody, close, or a tryEnd that finished) or aborted (see onAborted)";
-        throwError(args.GetIsolate(), message.c_str());
-    }
+    if (response == nullptr) [[unlikely]]
+        throwUnusable(args, method);
     return response;
 }
 
@@ -196,7 +203,7 @@ void ResponseWrap::end(const Args& args) {
         return throwTypeError(isolate,
                               "res.end: body must be a string, ArrayBuffer, SharedArrayBuffer or ArrayBufferView");
     }
-    bool closeConnection = args[1]->BooleanValue(isolate);
+    bool closeConnection = booleanArgument(isolate, args[1]);
     // Invalidated first: completing may run the next pipelined request's handler before end() returns.
     invalidate(args.This());
     response->end(body.view(), closeConnection);
@@ -214,7 +221,7 @@ void ResponseWrap::endWithoutBody(const Args& args) {
         length = readSize(isolate, args[0], "res.endWithoutBody: reportedContentLength");
         if (!length) return;
     }
-    bool closeConnection = args[1]->BooleanValue(isolate);
+    bool closeConnection = booleanArgument(isolate, args[1]);
     invalidate(args.This());
     response->endWithoutBody(length, closeConnection);
     args.GetReturnValue().Set(args.This());

@@ -20,6 +20,7 @@
 // core. Loop thread only, like everything in the addon.
 #pragma once
 
+#include "V8Compat.h"
 #include "V8Headers.h"
 
 #include <loopwire/HttpResponse.h>
@@ -50,15 +51,19 @@ public:
     static v8::Local<v8::Object> wrap(AddonState& state, HttpResponse* response);
 
     // After the route handler returned: invalidates res when its response is complete, or when the core is about
-    // to answer it with 500 because no onAborted callback was registered.
-    static void afterHandler(v8::Local<v8::Object> res);
+    // to answer it with 500 because no onAborted callback was registered. Inline for the common case, a handler
+    // that ended its response (res is unusable already).
+    static void afterHandler(v8::Local<v8::Object> res) {
+        if (isUsable(res)) afterOpenHandler(res);
+    }
 
     // Makes res unusable from now on (every method throws).
     static void invalidate(v8::Local<v8::Object> res);
     // Whether res can still be used: its response is neither complete nor aborted.
-    static bool isUsable(v8::Local<v8::Object> res);
+    static bool isUsable(v8::Local<v8::Object> res) { return compat::getPointer(res, kResponse) != nullptr; }
 
 private:
+    static void afterOpenHandler(v8::Local<v8::Object> res);
     static void writeStatus(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void writeHeader(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void write(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -1,6 +1,7 @@
 #include "WebSocketWrap.h"
 
 #include "AddonState.h"
+#include "BooleanArgument.h"
 #include "BytesArgument.h"
 #include "ClassBuilder.h"
 #include "Errors.h"
@@ -126,8 +127,8 @@ void WebSocketWrap::send(const Args& args) {
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.send: message")) return;
     v8::Isolate* isolate = args.GetIsolate();
-    OpCode opCode = args[1]->BooleanValue(isolate) ? OpCode::Binary : OpCode::Text;
-    returnStatus(args, socket->send(message.view(), opCode, args[2]->BooleanValue(isolate)));
+    OpCode opCode = booleanArgument(isolate, args[1]) ? OpCode::Binary : OpCode::Text;
+    returnStatus(args, socket->send(message.view(), opCode, booleanArgument(isolate, args[2])));
 }
 
 // Takes (message, isBinary?, compress?); returns the send status. Starts a fragmented message.
@@ -137,8 +138,8 @@ void WebSocketWrap::sendFirstFragment(const Args& args) {
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendFirstFragment: message")) return;
     v8::Isolate* isolate = args.GetIsolate();
-    OpCode opCode = args[1]->BooleanValue(isolate) ? OpCode::Binary : OpCode::Text;
-    returnStatus(args, socket->sendFirstFragment(message.view(), opCode, args[2]->BooleanValue(isolate)));
+    OpCode opCode = booleanArgument(isolate, args[1]) ? OpCode::Binary : OpCode::Text;
+    returnStatus(args, socket->sendFirstFragment(message.view(), opCode, booleanArgument(isolate, args[2])));
 }
 
 // Takes (message, compress?); returns the send status.
@@ -147,7 +148,7 @@ void WebSocketWrap::sendFragment(const Args& args) {
     if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.sendFragment", true)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendFragment: message")) return;
-    returnStatus(args, socket->sendFragment(message.view(), args[1]->BooleanValue(args.GetIsolate())));
+    returnStatus(args, socket->sendFragment(message.view(), booleanArgument(args.GetIsolate(), args[1])));
 }
 
 // Takes (message, compress?); returns the send status. Ends a fragmented message.
@@ -156,7 +157,7 @@ void WebSocketWrap::sendLastFragment(const Args& args) {
     if (socket == nullptr || !checkFragmentOrder(args, socket, "ws.sendLastFragment", true)) return;
     BytesArgument message;
     if (!readBytes(args, 0, message, "ws.sendLastFragment: message")) return;
-    returnStatus(args, socket->sendLastFragment(message.view(), args[1]->BooleanValue(args.GetIsolate())));
+    returnStatus(args, socket->sendLastFragment(message.view(), booleanArgument(args.GetIsolate(), args[1])));
 }
 
 // Takes (code?: number, shortMessage?: RecognizedString); sends a close frame and runs the close handler before
@@ -257,8 +258,8 @@ void WebSocketWrap::publish(const Args& args) {
     BytesArgument message;
     if (!readBytes(args, 1, message, "ws.publish: message")) return;
     v8::Isolate* isolate = args.GetIsolate();
-    OpCode opCode = args[2]->BooleanValue(isolate) ? OpCode::Binary : OpCode::Text;
-    args.GetReturnValue().Set(socket->publish(topic.view(), message.view(), opCode, args[3]->BooleanValue(isolate)));
+    OpCode opCode = booleanArgument(isolate, args[2]) ? OpCode::Binary : OpCode::Text;
+    args.GetReturnValue().Set(socket->publish(topic.view(), message.view(), opCode, booleanArgument(isolate, args[3])));
 }
 
 // Takes (callback: () => void), runs it with the socket corked; returns this. An exception thrown by the callback

@@ -142,6 +142,22 @@ test('end(body, true) closes the connection after the response', async (t) => {
   assert.ok(answer.endsWith('bye'));
 });
 
+test('end reads closeConnection as JavaScript truthiness, as uWebSockets.js does', async (t) => {
+  const flags = {
+    true: true, one: 1, text: 'yes', object: {}, false: false, zero: 0, empty: '', null: null, none: undefined,
+  };
+  const { port } = listen(t, (app) => {
+    for (const [name, flag] of Object.entries(flags)) app.get(`/${name}`, (res) => res.end(name, flag));
+    app.get('/left-out', (res) => res.end('left-out'));
+  });
+  for (const name of [...Object.keys(flags), 'left-out']) {
+    const request = `GET /${name} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const answer = await raw(port, request, { until: (s) => s.endsWith(name) });
+    const closes = /Connection: close/i.test(headOf(answer));
+    assert.equal(closes, ['true', 'one', 'text', 'object'].includes(name), name);
+  }
+});
+
 test('endWithoutBody answers without a body, with or without a reported length', async (t) => {
   const { port } = listen(t, (app) => {
     app.get('/304', (res) => res.writeStatus('304 Not Modified').endWithoutBody());

@@ -46,6 +46,24 @@ test('echo: text comes back as text, binary as binary; open and close run once, 
   assert.deepEqual(events, ['open', 'message false', 'message true', 'close 4000 done']);
 });
 
+
+test('send reads isBinary and compress as JavaScript truthiness, as uWebSockets.js does', async (t) => {
+  const flags = [true, 1, 'yes', {}, false, 0, '', null, undefined];
+  const { port } = listen(t, (app) => app.ws('/*', {
+    compression: uWS.SHARED_COMPRESSOR,
+    message: (ws, message) => {
+      const index = Number(Buffer.from(message).toString());
+      ws.send(`reply ${index}`, flags[index], flags[index]);
+    },
+  }));
+  const client = await connectClient(t, port);
+  for (let index = 0; index < flags.length; ++index) {
+    client.send(String(index));
+    const reply = await nextMessage(client);
+    assert.equal(reply.data.toString(), `reply ${index}`);
+    assert.equal(reply.isBinary, Boolean(flags[index]), String(flags[index]));
+  }
+});
 test('the message buffer is detached after the handler, and the ws throws after close', async (t) => {
   let kept;
   let keptWs;
