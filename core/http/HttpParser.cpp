@@ -143,6 +143,27 @@ inline unsigned firstFlaggedByte(std::uint64_t flags) noexcept {
     return static_cast<unsigned>(__builtin_ctzll(flags)) / 8;
 }
 
+// Where the run of target bytes at p ends: in the path (inPath) at the first byte that is not visible ASCII or
+// is '?', in the query at the first that is not visible ASCII; or at end. A word of eight such bytes is skipped
+// whole, and a word with a stop jumps straight to its first flagged byte, which the byte test then decides.
+template <bool inPath>
+inline char* skipTargetRun(char* p, const char* end) noexcept {
+    for (;;) {
+        if (end - p >= 8) {
+            const std::uint64_t stops = targetStops(load8(p), inPath);
+            if (stops == 0) {
+                p += 8;
+                continue;
+            }
+            p += firstFlaggedByte(stops);
+        }
+        if (p == end) return p;
+        const std::uint8_t kind = kChars.target[uc(*p)];
+        if (inPath ? kind != kTargetChar : kind == kTargetOther) return p;
+        ++p;
+    }
+}
+
 // Eight value bytes that are all field-vchar, obs-text or SP (HTAB and other controls take the byte loop).
 inline bool isPlainValueWord(std::uint64_t x) noexcept { return (anyByteBelow(x, 0x20) | anyByteEqual(x, 0x7F)) == 0; }
 
@@ -377,18 +398,7 @@ method:
     queryMark_ = 0;
 
 path:
-    for (;;) {
-        if (end - p >= 8) {
-            const std::uint64_t stops = targetStops(load8(p), true);
-            if (stops == 0) {
-                p += 8;
-                continue;
-            }
-            p += firstFlaggedByte(stops);
-        }
-        if (p == end || kChars.target[uc(*p)] != kTargetChar) break;
-        ++p;
-    }
+    p = skipTargetRun<true>(p, end);
     if (p != end && *p == '?') {
         queryMark_ = offset(p);
         ++p;
@@ -398,18 +408,7 @@ path:
     goto targetEnd;
 
 query:
-    for (;;) {
-        if (end - p >= 8) {
-            const std::uint64_t stops = targetStops(load8(p), false);
-            if (stops == 0) {
-                p += 8;
-                continue;
-            }
-            p += firstFlaggedByte(stops);
-        }
-        if (p == end || kChars.target[uc(*p)] == kTargetOther) break;
-        ++p;
-    }
+    p = skipTargetRun<false>(p, end);
     phase = kQuery;
 
 targetEnd:
