@@ -13,6 +13,9 @@ namespace loopwire {
 
 namespace {
 
+// The status line of a response whose handler wrote none. An array, so that Socket::writeParts copies it with a
+// constant size.
+constexpr char kDefaultStatusLine[] = "HTTP/1.1 200 OK\r\n";
 constexpr std::string_view k100Continue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr std::string_view k408 =
     "HTTP/1.1 408 Request Timeout\r\nContent-Length: 15\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n"
@@ -334,7 +337,7 @@ void HttpConnection::corkForHeaders() {
 void HttpConnection::ensureStatus() {
     // The default status is a constant: one write, and none of the checks a handler's status needs.
     if (statusWritten_) return;
-    write("HTTP/1.1 200 OK\r\n");
+    write(kDefaultStatusLine);
     noBodyStatus_ = false;
     statusWritten_ = true;
 }
@@ -461,14 +464,16 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
             // The common answer (a body with its length, on a keep-alive HTTP/1.1 connection) in one write: what
             // ensureStatus, writeContentLength, writeHeadEnd and the body's write would write one after another.
             char digits[20];
-            const std::string_view length = formatDecimal(body.size(), digits);
-            if (!statusWritten_) {
+            const auto writeHeadAndBody = [&](const auto&... statusLine) {
+                writeParts(statusLine..., "Content-Length: ", formatDecimal(body.size(), digits),
+                           "\r\nDate: ", loop().date(), "\r\n\r\n", body);
+            };
+            if (statusWritten_) {
+                writeHeadAndBody();
+            } else {
                 statusWritten_ = true;
                 noBodyStatus_ = false;
-                writeParts("HTTP/1.1 200 OK\r\nContent-Length: ", length, "\r\nDate: ", loop().date(), "\r\n\r\n",
-                           body);
-            } else {
-                writeParts("Content-Length: ", length, "\r\nDate: ", loop().date(), "\r\n\r\n", body);
+                writeHeadAndBody(kDefaultStatusLine);
             }
             headersEnded_ = true;
             writeOffset_ += body.size();
