@@ -71,6 +71,9 @@ public:
     // the same one every time, unless a transferred ArrayBuffer still holds it (then a new one, and the old one
     // lives as long as that buffer). Allocates only then, or when a larger one is needed.
     SharedBlock& lendingBlock(std::size_t bytes);
+    // The backing store of the last buffer LentBuffer lent zero-copy, kept for the next one over the same bytes
+    // (see LentBuffer.cpp); empty until then. It holds a reference to the block its bytes lie in.
+    std::shared_ptr<v8::BackingStore>& lastLentStore() noexcept { return lastLentStore_; }
 
     // Takes ownership of an App created in this environment; it lives until the environment ends.
     AppWrap& adopt(std::unique_ptr<AppWrap> app);
@@ -147,6 +150,7 @@ private:
     Handle<v8::FunctionTemplate> listenSocketClass_;
     PendingResponses pending_;
     SharedBlock* lendingBlock_ = nullptr;  // one reference, this state's
+    std::shared_ptr<v8::BackingStore> lastLentStore_;
     std::vector<std::unique_ptr<AppWrap>> apps_;
     node::AsyncCleanupHookHandle cleanupHook_;
     class Batch;                   // the stack frame of one batch (AddonState.cpp)

@@ -11,7 +11,9 @@
 // a reference to the block, released when V8 drops the buffer; other bytes (the connection's buffer of
 // pipelined requests, which it frees or reuses) are first copied into the environment's lending block, which is
 // reused once no transferred buffer holds it. A transferred chunk may later show other bytes: a mistake costs
-// wrong bytes, never a crash. The caller holds a HandleScope that outlives the LentBuffer.
+// wrong bytes, never a crash. A zero-copy chunk at the same place and of the same length as the last one reuses that
+// one's backing store when nothing else holds it (see LentBuffer.cpp). The caller holds a HandleScope that outlives
+// the LentBuffer.
 #pragma once
 
 #include "V8Headers.h"

@@ -166,7 +166,44 @@ test('the reference counts of lent chunks go back to their pool when V8 drops th
     gc();
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  assert.equal(counters().lentStores, 0);
+  // One stays: the store kept for the next chunk over the same bytes (LentBuffer.cpp).
+  assert.ok(counters().lentStores <= 1, `${counters().lentStores} slots still in use`);
+});
+
+test('a chunk of the same length where the last one was reuses its backing store, unless a transfer holds it', async (t) => {
+  const kept = [];
+  const { port } = listen(t, (app) => {
+    app.post('/', (res) => {
+      res.onAborted(() => {});
+      res.onData((chunk, isLast) => {
+        const text = Buffer.from(chunk).toString('latin1');
+        if (text === 'keep!') kept.push(structuredClone(chunk, { transfer: [chunk] }));
+        if (isLast) res.end(text);
+      });
+    });
+  }, uWS);
+  const post = (body) => `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const client = await KeepAliveClient.open(port);
+  t.after(() => client.close());
+  const send = async (body) => assert.match(await client.request(post(body)), new RegExp(`\r\n\r\n${body}$`));
+  const made = () => counters().lentStoresMade;
+  for (let i = 0; i < WARM_UP; i++) await send('hello');
+
+  let before = made();
+  for (let i = 0; i < 100; i++) await send('hello');
+  assert.equal(made() - before, 0, 'the same bytes at the same place: one store serves every chunk');
+
+  before = made();
+  for (let i = 0; i < 100; i++) await send(i % 2 === 0 ? 'hello!!' : 'hello');
+  assert.equal(made() - before, 100, 'a length other than the last chunk\'s: a store of its own');
+
+  await send('hello');
+  await send('keep!');
+  assert.equal(kept.length, 1);
+  before = made();
+  await send('hello');
+  assert.equal(made() - before, 1, 'the store a transferred copy holds is not lent again');
+  assert.equal(kept[0].byteLength, 5, 'the transferred copy keeps its length');
 });
 
 /** Opens a WebSocket on port with a raw socket; resolves with echo(frame, replyBytes) once upgraded. */

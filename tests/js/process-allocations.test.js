@@ -25,10 +25,10 @@ const LARGE_RUN = 22000;
 // Under the rule's "no allocation per request": what remains is V8's and Node's own housekeeping, spread over the
 // requests (the garbage collector's, a callback scope now and then).
 const MAX_PER_GET = 0.05;
-// A body chunk reaches onData as an ArrayBuffer over the addon's memory, which V8 cannot create without two
-// allocations (its BackingStore and the ArrayBufferExtension that tracks it): that floor, and a little. See
-// docs/decisions/node-addon.md, "Lent body chunks".
-const MAX_PER_POST = 2.1;
+// A body chunk reaches onData as an ArrayBuffer over the addon's memory, for which V8 allocates an
+// ArrayBufferExtension; its BackingStore is the last chunk's, as the requests are alike (same length, same place in
+// the receive buffer). That floor, and a little. See docs/decisions/node-addon.md, "Lent body chunks".
+const MAX_PER_POST = 1.1;
 
 // V8's young-generation collections allocate their own bookkeeping (free lists, worklists, tasks), in proportion to
 // the garbage the handlers' closures make, not to anything the server does: with the default young generation,
