@@ -3,7 +3,8 @@
 // This binary replaces the global operator new with one that counts the allocations made on threads that ask
 // for it (the server thread); the client runs on the test thread and is not counted. Each scenario drives
 // kMeasuredRequests keep-alive requests after kWarmupRequests and asserts the count did not move, on both loop
-// backends.
+// backends. An allocation counted inside a measured window prints its call stack, so that a failure (a rare one on a
+// loaded machine included) says where the allocation came from.
 #include "../integration/TestClient.h"
 #include "../integration/RedisServer.h"
 #include "../integration/TestServer.h"
@@ -11,9 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -24,14 +29,41 @@ namespace {
 std::atomic<std::size_t> gServerAllocations{0};
 thread_local bool tCountAllocations = false;
 
+// Call stacks printed per measured window at most: the first allocations say where; the rest would only repeat.
+constexpr int kMaxTracedAllocations = 3;
+constexpr int kMaxTracedFrames = 48;
+std::atomic<bool> gTracing{false};
+std::atomic<int> gTracedAllocations{0};
+thread_local bool tInTrace = false;
+
+// Writes the call stack of a counted allocation to stderr (backtrace_symbols_fd allocates nothing with operator new).
+void traceAllocation(std::size_t size) {
+    if (tInTrace || gTracedAllocations.fetch_add(1, std::memory_order_relaxed) >= kMaxTracedAllocations) return;
+    tInTrace = true;
+    void* frames[kMaxTracedFrames];
+    const int count = backtrace(frames, kMaxTracedFrames);
+    char line[96];
+    const int length =
+        std::snprintf(line, sizeof line, "counted allocation of %zu bytes in a measured window:\n", size);
+    if (length > 0) (void)!write(STDERR_FILENO, line, static_cast<std::size_t>(length));
+    backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    tInTrace = false;
+}
+
 void* countedAllocate(std::size_t size) {
-    if (tCountAllocations) gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+    if (tCountAllocations) {
+        gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+        if (gTracing.load(std::memory_order_relaxed)) traceAllocation(size);
+    }
     if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
     throw std::bad_alloc();
 }
 
 void* countedAllocateAligned(std::size_t size, std::align_val_t alignment) {
-    if (tCountAllocations) gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+    if (tCountAllocations) {
+        gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+        if (gTracing.load(std::memory_order_relaxed)) traceAllocation(size);
+    }
     auto align = static_cast<std::size_t>(alignment);
     if (void* memory = std::aligned_alloc(align, (size + align - 1) / align * align)) return memory;
     throw std::bad_alloc();
@@ -71,6 +103,23 @@ namespace {
 
 constexpr int kWarmupRequests = 1000;
 constexpr int kMeasuredRequests = 10000;
+
+// The allocations counted from its construction on, with the call stacks of the first few printed as they happen.
+class MeasuredWindow {
+public:
+    MeasuredWindow() : before_(gServerAllocations.load()) {
+        gTracedAllocations = 0;
+        gTracing = true;
+    }
+    ~MeasuredWindow() { gTracing = false; }
+    MeasuredWindow(const MeasuredWindow&) = delete;
+    MeasuredWindow& operator=(const MeasuredWindow&) = delete;
+
+    std::size_t allocations() const { return gServerAllocations.load() - before_; }
+
+private:
+    std::size_t before_;
+};
 
 const std::string& cachedBody() {
     static const std::string body(1024, 'c');
@@ -169,11 +218,11 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
         }
         drive(client, scenario, responseBytes, kWarmupRequests);
         server.runOnLoop([](App&) {});
-        std::size_t before = gServerAllocations.load();
+        MeasuredWindow window;
         drive(client, scenario, responseBytes, kMeasuredRequests);
         server.runOnLoop([](App&) {});
-        std::size_t after = gServerAllocations.load();
-        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " requests";
+        const std::size_t allocations = window.allocations();
+        EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << kMeasuredRequests << " requests";
     }
 }
 
@@ -236,11 +285,11 @@ TEST_P(ZeroAllocation, NoAllocationPerWebSocketEchoAfterWarmup) {
         };
         echo(kWarmupRequests);
         server.runOnLoop([](App&) {});
-        std::size_t before = gServerAllocations.load();
+        MeasuredWindow window;
         echo(kMeasuredRequests);
         server.runOnLoop([](App&) {});
-        std::size_t after = gServerAllocations.load();
-        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
+        const std::size_t allocations = window.allocations();
+        EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << kMeasuredRequests << " messages";
     }
 }
 
@@ -325,12 +374,12 @@ void expectNoAllocationPerMessageThroughTheBroker(LoopBackend backend, BrokerMod
         }
         publisher.runOnLoop([](App&) {});
         subscriber.runOnLoop([](App&) {});
-        std::size_t before = gServerAllocations.load();
+        MeasuredWindow window;
         relay(kMeasuredRequests);
         publisher.runOnLoop([](App&) {});
         subscriber.runOnLoop([](App&) {});
-        std::size_t after = gServerAllocations.load();
-        EXPECT_EQ(after - before, 0u) << (after - before) << " allocations in " << kMeasuredRequests << " messages";
+        const std::size_t allocations = window.allocations();
+        EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << kMeasuredRequests << " messages";
     }
 }
 
@@ -361,12 +410,16 @@ TEST(ZeroAllocation, PublishAndDrainAllocateNothingAfterTheFirstBatch) {
         tree.drain([&](Subscriber*, const std::vector<std::string_view>& messages) { delivered += messages.size(); });
     };
     batch();
-    const std::size_t before = gServerAllocations.load();
-    tCountAllocations = true;
-    for (int round = 0; round < 100; ++round)
-        batch();
-    tCountAllocations = false;
-    EXPECT_EQ(gServerAllocations.load() - before, 0u);
+    std::size_t allocations = 0;
+    {
+        MeasuredWindow window;
+        tCountAllocations = true;
+        for (int round = 0; round < 100; ++round)
+            batch();
+        tCountAllocations = false;
+        allocations = window.allocations();
+    }
+    EXPECT_EQ(allocations, 0u);
     EXPECT_EQ(delivered, 101u * (8u * 1000u - 8u));
 }
 
@@ -385,6 +438,44 @@ TEST(ZeroAllocationCounter, CountsAllocationsOnTheServerThread) {
     ASSERT_TRUE(response);
     server.runOnLoop([](App&) {});
     EXPECT_GT(gServerAllocations.load(), before);
+}
+
+// A failing window must say where its allocations came from: the first kMaxTracedAllocations of each window print
+// their call stack, the rest only count, and nothing prints outside a window.
+TEST(ZeroAllocationCounter, AnAllocationInAMeasuredWindowPrintsItsCallStack) {
+    constexpr std::size_t kAllocations = kMaxTracedAllocations + 2;
+    auto allocate = [](std::size_t times) {
+        tCountAllocations = true;
+        for (std::size_t i = 0; i < times; ++i)
+            ::operator delete(::operator new(64));
+        tCountAllocations = false;
+    };
+    auto tracesIn = [](const std::string& printed) {
+        std::size_t traces = 0;
+        for (std::size_t at = printed.find("counted allocation of 64 bytes"); at != std::string::npos;
+             at = printed.find("counted allocation of 64 bytes", at + 1))
+            ++traces;
+        return traces;
+    };
+    testing::internal::CaptureStderr();
+    std::size_t first = 0;
+    {
+        MeasuredWindow window;
+        allocate(1);
+        first = window.allocations();
+    }
+    allocate(1);  // outside a window: counted, not printed
+    std::size_t second = 0;
+    {
+        MeasuredWindow window;
+        allocate(kAllocations);
+        second = window.allocations();
+    }
+    const std::string printed = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(first, 1u);
+    EXPECT_EQ(second, kAllocations);
+    EXPECT_EQ(tracesIn(printed), 1u + kMaxTracedAllocations) << printed;
+    EXPECT_NE(printed.find("zero_allocation"), std::string::npos) << "no frame of this binary in:\n" << printed;
 }
 
 }  // namespace
