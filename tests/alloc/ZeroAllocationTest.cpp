@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -50,20 +51,20 @@ void traceAllocation(std::size_t size) {
     tInTrace = false;
 }
 
+void countAllocation(std::size_t size) {
+    if (!tCountAllocations) return;
+    gServerAllocations.fetch_add(1, std::memory_order_relaxed);
+    if (gTracing.load(std::memory_order_relaxed)) traceAllocation(size);
+}
+
 void* countedAllocate(std::size_t size) {
-    if (tCountAllocations) {
-        gServerAllocations.fetch_add(1, std::memory_order_relaxed);
-        if (gTracing.load(std::memory_order_relaxed)) traceAllocation(size);
-    }
+    countAllocation(size);
     if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
     throw std::bad_alloc();
 }
 
 void* countedAllocateAligned(std::size_t size, std::align_val_t alignment) {
-    if (tCountAllocations) {
-        gServerAllocations.fetch_add(1, std::memory_order_relaxed);
-        if (gTracing.load(std::memory_order_relaxed)) traceAllocation(size);
-    }
+    countAllocation(size);
     auto align = static_cast<std::size_t>(alignment);
     if (void* memory = std::aligned_alloc(align, (size + align - 1) / align * align)) return memory;
     throw std::bad_alloc();
@@ -410,16 +411,12 @@ TEST(ZeroAllocation, PublishAndDrainAllocateNothingAfterTheFirstBatch) {
         tree.drain([&](Subscriber*, const std::vector<std::string_view>& messages) { delivered += messages.size(); });
     };
     batch();
-    std::size_t allocations = 0;
-    {
-        MeasuredWindow window;
-        tCountAllocations = true;
-        for (int round = 0; round < 100; ++round)
-            batch();
-        tCountAllocations = false;
-        allocations = window.allocations();
-    }
-    EXPECT_EQ(allocations, 0u);
+    MeasuredWindow window;
+    tCountAllocations = true;
+    for (int round = 0; round < 100; ++round)
+        batch();
+    tCountAllocations = false;
+    EXPECT_EQ(window.allocations(), 0u);
     EXPECT_EQ(delivered, 101u * (8u * 1000u - 8u));
 }
 
@@ -451,9 +448,9 @@ TEST(ZeroAllocationCounter, AnAllocationInAMeasuredWindowPrintsItsCallStack) {
         tCountAllocations = false;
     };
     auto tracesIn = [](const std::string& printed) {
+        constexpr std::string_view kTraceHead = "counted allocation of 64 bytes";
         std::size_t traces = 0;
-        for (std::size_t at = printed.find("counted allocation of 64 bytes"); at != std::string::npos;
-             at = printed.find("counted allocation of 64 bytes", at + 1))
+        for (std::size_t at = printed.find(kTraceHead); at != std::string::npos; at = printed.find(kTraceHead, at + 1))
             ++traces;
         return traces;
     };
