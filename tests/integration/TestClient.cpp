@@ -5,12 +5,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <sstream>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -39,6 +43,58 @@ std::string lower(std::string text) {
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
     }
     return text;
+}
+
+std::string fileContents(const std::string& path) {
+    if (path.empty()) return {};
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    return contents.str();
+}
+
+SSL_CTX* makeClientContext(const TlsClientOptions& tls) {
+    SSL_CTX* context = SSL_CTX_new(TLS_client_method());
+    // Records that carry no data (TLS 1.3 session tickets) must not make a read block until data comes.
+    SSL_CTX_clear_mode(context, SSL_MODE_AUTO_RETRY);
+    if (!tls.caFile.empty()) {
+        SSL_CTX_load_verify_locations(context, tls.caFile.c_str(), nullptr);
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nullptr);
+    }
+    if (!tls.certFile.empty()) {
+        SSL_CTX_use_certificate_chain_file(context, tls.certFile.c_str());
+        SSL_CTX_use_PrivateKey_file(context, tls.keyFile.c_str(), SSL_FILETYPE_PEM);
+    }
+    if (!tls.alpn.empty()) {
+        std::string wire;
+        for (const std::string& protocol : tls.alpn) {
+            wire.push_back(static_cast<char>(protocol.size()));
+            wire += protocol;
+        }
+        SSL_CTX_set_alpn_protos(context, reinterpret_cast<const unsigned char*>(wire.data()),
+                                static_cast<unsigned>(wire.size()));
+    }
+    if (tls.tls12Only) SSL_CTX_set_max_proto_version(context, TLS1_2_VERSION);
+    return context;
+}
+
+// One client context per set of options (the files by their contents, which a test may rewrite at the same path)
+// for the whole process, as a browser keeps one: on OpenSSL 3, making a context and loading its CA file cost
+// several times the handshake itself, and the conformance replay over TLS makes some 16,000 connections. Clients
+// keep no session cache (OpenSSL's default for clients), so sharing a context changes nothing else. Returns a
+// reference of the caller's own.
+SSL_CTX* sharedClientContext(const TlsClientOptions& tls) {
+    static std::mutex mutex;
+    static std::map<std::string, SSL_CTX*> contexts;
+    std::string key = fileContents(tls.caFile) + '\0' + fileContents(tls.certFile) + '\0' + fileContents(tls.keyFile) +
+                      '\0' + (tls.tls12Only ? "1.2" : "") + '\0';
+    for (const std::string& protocol : tls.alpn)
+        key += protocol + ',';
+    std::lock_guard<std::mutex> lock(mutex);
+    SSL_CTX*& context = contexts[key];
+    if (context == nullptr) context = makeClientContext(tls);
+    SSL_CTX_up_ref(context);
+    return context;
 }
 
 }  // namespace
@@ -85,27 +141,7 @@ TestClient::TestClient(int port, const TlsClientOptions& tls) {
 }
 
 void TestClient::startTls(const TlsClientOptions& tls) {
-    tlsContext_ = SSL_CTX_new(TLS_client_method());
-    // Records that carry no data (TLS 1.3 session tickets) must not make a read block until data comes.
-    SSL_CTX_clear_mode(tlsContext_, SSL_MODE_AUTO_RETRY);
-    if (!tls.caFile.empty()) {
-        SSL_CTX_load_verify_locations(tlsContext_, tls.caFile.c_str(), nullptr);
-        SSL_CTX_set_verify(tlsContext_, SSL_VERIFY_PEER, nullptr);
-    }
-    if (!tls.certFile.empty()) {
-        SSL_CTX_use_certificate_chain_file(tlsContext_, tls.certFile.c_str());
-        SSL_CTX_use_PrivateKey_file(tlsContext_, tls.keyFile.c_str(), SSL_FILETYPE_PEM);
-    }
-    if (!tls.alpn.empty()) {
-        std::string wire;
-        for (const std::string& protocol : tls.alpn) {
-            wire.push_back(static_cast<char>(protocol.size()));
-            wire += protocol;
-        }
-        SSL_CTX_set_alpn_protos(tlsContext_, reinterpret_cast<const unsigned char*>(wire.data()),
-                                static_cast<unsigned>(wire.size()));
-    }
-    if (tls.tls12Only) SSL_CTX_set_max_proto_version(tlsContext_, TLS1_2_VERSION);
+    tlsContext_ = sharedClientContext(tls);
     ssl_ = SSL_new(tlsContext_);
     SSL_set_fd(ssl_, fd_);
     SSL_set_msg_callback(ssl_, countRecords);
