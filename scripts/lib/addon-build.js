@@ -47,6 +47,14 @@ function abiOf(nodeInclude) {
 }
 
 /**
+ * The build folder of the addon for an official Node of one ABI and architecture: scripts/prebuild.js makes the
+ * package's binary there, and scripts/test-node.js runs the JS suite on the same build.
+ */
+function prebuildFolder(arch, abi) {
+  return path.join(root, 'build-addon', `prebuild-linux-${arch}-v${abi}`);
+}
+
+/**
  * Configures (once) and builds modules ("loopwire", "loopwire_counting") into buildDir against the Node headers
  * in nodeInclude. Options: sanitized (ASan + UBSan, g++), cross (a Debian cross-compiler triplet such as
  * "aarch64-linux-gnu", with processor its CMake name), quiet. Throws a BuildError saying what is missing or
@@ -109,4 +117,4 @@ function buildAddon({ nodeInclude, buildDir, modules, sanitized = false, cross =
   return modules.map((name) => path.join(buildDir, `${name}.node`));
 }
 
-module.exports = { BuildError, abiOf, buildAddon, capture, root };
+module.exports = { BuildError, abiOf, buildAddon, capture, prebuildFolder, root };
