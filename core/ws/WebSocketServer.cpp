@@ -200,11 +200,11 @@ void WebSocketServer::deliverPublished() {
             std::string_view frame = record.substr(RecordHeader::kBytes, header.frameBytes);
             std::string_view compressed = record.substr(RecordHeader::kBytes + header.frameBytes);
             std::string_view payload = frame.substr(header.frameHeaderBytes);
-            bool sent = subscriber->deliverPublished(
+            // Every message refused for backpressure is reported (`dropped`), as uWebSockets reports each. Once one
+            // is refused, so is the rest of the batch: nothing is written in between, so the backlog stays over.
+            subscriber->deliverPublished(
                 !compressed.empty() && subscriber->takesSharedCompressedFrames() ? compressed : frame, payload,
                 header.opCode);
-            // As in uWebSockets: the first message dropped for backpressure drops the rest of the batch.
-            if (!sent) break;
         }
         subscriber->uncork();
     });

@@ -499,6 +499,64 @@ TEST_P(WebSocketFlow, PublishesCompressedToADeflateSubscriber) {
     EXPECT_EQ(plainFrame->payload, message);
 }
 
+// Issue 47: every published message that maxBackpressure refuses is reported dropped once, as uWebSockets reports
+// it, the first of its batch and every one after it: batches of five messages on two topics, to a plain subscriber
+// and to a deflating one that takes the shared compressed frames. What each subscriber reads and what was reported
+// dropped for it add up to every message published.
+TEST_P(WebSocketFlow, EveryPublishedMessageTheLimitRefusesIsReportedDroppedOnce) {
+    constexpr int kBatches = 60;
+    constexpr int kPerBatch = 5;
+    constexpr int kMessages = kBatches * kPerBatch;
+    serveWs([this](Behavior& behavior, App&) {
+        behavior.compression = SHARED_COMPRESSOR;
+        behavior.maxBackpressure = 256 * 1024;
+        behavior.open = [log = &log_](Socket* ws) {
+            ws->getUserData()->id = static_cast<int>(log->count("open:")) + 1;
+            ws->subscribe("a");
+            ws->subscribe("b");
+            log->add("open:" + std::to_string(ws->getUserData()->id));
+        };
+        behavior.dropped = [log = &log_](Socket* ws, std::string_view message, OpCode) {
+            log->add("dropped:" + std::to_string(ws->getUserData()->id) + ":" + std::to_string(message.size()));
+        };
+    });
+    auto plain = connect();
+    auto deflating = connect(kDeflateOffer);
+    for (WsTestClient* client : {plain.get(), deflating.get()})
+        client->raw().setReceiveBuffer(65536);
+    // Bytes that do not compress, so that the compressed frames press on the limit as the plain ones do.
+    std::string message(32 * 1024, '\0');
+    std::uint32_t state = 12345;
+    for (char& byte : message) {
+        state = state * 1103515245u + 12345u;
+        byte = static_cast<char>(state >> 24);
+    }
+    for (int batch = 0; batch < kBatches; ++batch) {
+        server().runOnLoop([&message](App& app) {
+            for (int i = 0; i < kPerBatch; ++i)
+                app.publish(i % 2 == 0 ? "a" : "b", message, OpCode::Binary, true);
+        });
+    }
+    server().runOnLoop([](App&) {});
+    const std::string size = std::to_string(message.size());
+    const int droppedPlain = static_cast<int>(log_.count("dropped:1:" + size));
+    const int droppedDeflating = static_cast<int>(log_.count("dropped:2:" + size));
+    EXPECT_GT(droppedPlain, kBatches) << "the drops must span batches, several in some";
+    EXPECT_GT(droppedDeflating, kBatches);
+    for (auto [client, dropped] :
+         {std::pair{plain.get(), droppedPlain}, std::pair{deflating.get(), droppedDeflating}}) {
+        SCOPED_TRACE(client == plain.get() ? "plain" : "deflating");
+        for (int i = 0; i < kMessages - dropped; ++i) {
+            auto frame = client->readFrame(10s);
+            ASSERT_TRUE(frame) << i << " of " << kMessages - dropped << " read";
+            const std::string payload =
+                frame->rsv == kRsv1 ? inflateMessage(frame->payload).value_or("") : frame->payload;
+            ASSERT_TRUE(payload == message) << i;
+        }
+        EXPECT_FALSE(client->readFrame(300ms)) << "more arrived than was not reported dropped";
+    }
+}
+
 TEST_P(WebSocketFlow, DoesNotNegotiateDeflateWhenDisabled) {
     serveWs();
     WsTestClient client(port());

@@ -10,7 +10,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const WebSocket = require('ws');
 const uWS = require('../../addon/lib/index.js');
-const { listen } = require('./helpers/server.js');
+const { listen, waitFor } = require('./helpers/server.js');
 const { connectClient, nextMessage, closed, deferred, rawClient } = require('./helpers/websocket.js');
 
 test('echo: text comes back as text, binary as binary; open and close run once, in order', async (t) => {
@@ -389,6 +389,35 @@ test('backpressure: send reports it, dropped runs over maxBackpressure, drain af
   assert.ok(socket.getBufferedAmount() > 256 * 1024);
   client.socket.resume();
   await drained.promise;
+});
+
+test('dropped runs once for every published message maxBackpressure refuses, not once a batch (issue 47)', async (t) => {
+  const total = 2000;
+  let dropped = 0;
+  const opened = deferred();
+  const { app, port } = listen(t, (server) => server.ws('/*', {
+    maxBackpressure: 1024 * 1024,
+    open: (ws) => { ws.subscribe('t'); opened.resolve(); },
+    dropped: (ws, message) => { assert.equal(message.byteLength, 32 * 1024); dropped += 1; },
+  }));
+  const client = await connectClient(t, port);
+  await opened.promise;
+  client.pause();
+  let received = 0;
+  client.on('message', () => { received += 1; });
+  const message = crypto.randomBytes(32 * 1024);
+  // Two publishes a loop turn: each turn's pair is one batch for the subscriber.
+  for (let published = 0; published < total; published += 2) {
+    app.publish('t', message, true);
+    app.publish('t', message, true);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(dropped > total / 2, `most were dropped (${dropped})`);
+  client.resume();
+  await waitFor(() => received + dropped >= total, `${total - dropped} messages (got ${received})`, 10000);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(received + dropped, total);
 });
 
 test('examples/js/echo_server.js echoes with --compression shared, dedicated and off', async (t) => {
