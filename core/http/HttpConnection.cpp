@@ -599,8 +599,7 @@ void HttpConnection::continueAfterResponse() {
 void HttpConnection::startLingeringClose() {
     phase_ = Phase::Closing;
     pending_.clear();
-    if (isReadingPaused()) resumeReading();
-    shutdownWrite();
+    closeLingering();
     if (isClosed()) return;
     // The last response may still be on its way (FIN follows it): the write timeout first, then the linger.
     if (isWaitingForPeer()) {

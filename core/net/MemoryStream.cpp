@@ -125,10 +125,10 @@ ssize_t MemoryStream::receive(char* into, std::size_t room) noexcept {
     if (toServerRead_ == toServer_.size()) {
         toServer_.clear();
         toServerRead_ = 0;
-    } else {
-        // A socket reads once per report unless its buffer filled: what a short chunk left needs a report of its own.
-        signal();
     }
+    // A socket reads once per report unless its buffer filled: what a short chunk left, bytes or the end of the
+    // stream behind the last of them, needs a report of its own.
+    if (unreadByServer() > 0 || clientEndedWriting_) signal();
     return static_cast<ssize_t>(taken);
 }
 
@@ -162,6 +162,12 @@ bool MemoryStream::hasRoom() const noexcept { return clientReset_ || room_ > toC
 void MemoryStream::shutdownSending() noexcept { serverEndedWriting_ = true; }
 
 void MemoryStream::closeServerEnd() noexcept {
+    // As a kernel does: closed with input unread, the socket answers with a reset, and the reset makes the client's
+    // kernel throw away what the client has not read yet.
+    if (unreadByServer() > 0 && !clientReset_) {
+        serverReset_ = true;
+        toClient_.clear();
+    }
     serverEndedWriting_ = true;
     serverClosed_ = true;
     toServer_.clear();

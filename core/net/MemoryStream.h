@@ -6,7 +6,8 @@
 // Socket calls receive(), send(), hasInput(), shutdownSending() and closeServerEnd() where it would make system
 // calls (Socket.cpp says how it knows). The client end is the test's:
 // write() gives the server bytes to read, read() takes what the server wrote, endWriting() is the client's FIN and
-// reset() its vanishing.
+// reset() its vanishing. The server end closed with input unread resets the stream as a kernel socket does: the
+// client loses what it had not read.
 //
 // Readiness goes through the loop as a kernel socket's does, so the server runs its real read and write paths in the
 // loop's real batches: the server end's descriptor is an eventfd, which the client end signals whenever it does
@@ -64,6 +65,9 @@ public:
 
     bool serverEndedWriting() const noexcept { return serverEndedWriting_; }
     bool serverClosed() const noexcept { return serverClosed_; }
+    // The server end closed with input unread, which a kernel answers with a reset: what the client had not read
+    // of the server's output was lost.
+    bool serverReset() const noexcept { return serverReset_; }
     std::size_t unreadByServer() const noexcept { return toServer_.size() - toServerRead_; }
     std::size_t unreadByClient() const noexcept { return toClient_.size(); }
     // Calls the server end has had (those that said EAGAIN included): a test that walks its faults counts them in a
@@ -111,6 +115,7 @@ private:
     bool clientReset_ = false;
     bool serverEndedWriting_ = false;
     bool serverClosed_ = false;
+    bool serverReset_ = false;
 };
 
 }  // namespace loopwire

@@ -6,6 +6,7 @@
 #include "base/Check.h"
 #include "base/DirectSystemCalls.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -335,7 +336,8 @@ void Socket::requestWritable() noexcept {
 }
 
 void Socket::pauseReading() noexcept {
-    if (readingPaused_) return;
+    // A lingering socket reads until it closes: input left unread is what would make the kernel send a reset.
+    if (readingPaused_ || lingering_) return;
     readingPaused_ = true;
     updateWatch();
 }
@@ -375,6 +377,18 @@ void Socket::shutdownWrite() noexcept {
     }
     // Both directions are done: nothing is left to wait for.
     if (receivedEnd_) close();
+}
+
+void Socket::closeLingering() noexcept {
+    if (closed_) return;
+    lingering_ = true;
+    resumeReading();
+    shutdownWrite();
+}
+
+void Socket::discardLingering(std::size_t length) noexcept {
+    lingerBytes_ += static_cast<std::uint32_t>(std::min(length, kMaxLingerBytes));
+    if (lingerBytes_ > kMaxLingerBytes) close();
 }
 
 void Socket::close() noexcept {
@@ -465,7 +479,7 @@ void Socket::readOnce(bool peerEnded) {
     char* buffer = loop_.receiveBuffer();
     const ssize_t received = receiveInto(buffer, Loop::kReceiveBufferBytes);
     if (received > 0) {
-        onData(buffer, static_cast<std::size_t>(received));
+        handOver(buffer, static_cast<std::size_t>(received));
         if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == Loop::kReceiveBufferBytes)) {
             readAgainLater();
         }
@@ -482,7 +496,7 @@ void Socket::readBehindProxyHeader(bool peerEnded) {
     if (received > 0) {
         char* data = buffer;
         std::size_t length = carried + static_cast<std::size_t>(received);
-        if (readProxyHeader(data, length)) onData(data, length);
+        if (readProxyHeader(data, length)) handOver(data, length);
         if (!closed_ && (peerEnded || static_cast<std::size_t>(received) == room)) readAgainLater();
         return;
     }
@@ -510,6 +524,12 @@ void Socket::readEncrypted(bool peerEnded) {
     }
     if (received < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK) close();
+        return;
+    }
+    if (lingering_) [[unlikely]] {
+        // Discarded unread: the peer's FIN ends a lingering connection, not its close_notify.
+        discardLingering(static_cast<std::size_t>(received));
+        if (peerEnded || static_cast<std::size_t>(received) == room) readAgainLater();
         return;
     }
     // The PROXY header comes before the handshake: it is read from the ciphertext, and the records follow it.
@@ -590,9 +610,11 @@ void Socket::endOfStream() {
     updateWatch();
     if (shutdownSent_) {
         close();
-    } else {
+    } else if (!lingering_) {
         onEnd();
     }
+    // A lingering socket's last bytes are still on their way: shutdownWrite() closes it once they and its FIN have
+    // gone.
 }
 
 bool Socket::drainBackpressure() {

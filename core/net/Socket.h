@@ -13,7 +13,8 @@
 //   loop is corked at a time: corking another one first uncorks the current one.
 // Closing: close() closes at once and calls onClose() (the last callback); the object is freed after the
 //   loop's current callbacks return (Loop::deferDelete), so `this` stays valid until then. shutdownWrite() sends
-//   FIN once the backpressure has drained (half-close); the peer may go on sending.
+//   FIN once the backpressure has drained (half-close); the peer may go on sending. closeLingering() ends a
+//   connection whose peer may still be sending without the reset that would destroy the last bytes written.
 // Timeouts: setDeadline(ms) arms one coarse deadline on the loop's timeout clock (Loop::timeoutClockMs), checked
 //   by the SocketGroup on each loop sweep; onTimeout() runs once it has passed (then the deadline is cleared).
 //   Because the sweep may run before the loop has polled the sockets (after the loop was blocked, timers come
@@ -118,6 +119,7 @@ public:
     void uncork() noexcept;
     bool isCorked() const noexcept { return loop_.corkOwner() == this; }
 
+    // Does nothing on a lingering socket (closeLingering()).
     void pauseReading() noexcept;
     void resumeReading() noexcept;
     bool isReadingPaused() const noexcept { return readingPaused_; }
@@ -126,12 +128,25 @@ public:
     // as a client's first frames can follow its upgrade request) to onData(). They are mutable but carry no
     // padding. Nothing happens on a closed socket.
     void receive(char* data, std::size_t length) {
-        if (!closed_ && length > 0) onData(data, length);
+        if (!closed_ && length > 0) handOver(data, length);
     }
 
     // Sends FIN once everything buffered has been sent.
     void shutdownWrite() noexcept;
     void close() noexcept;
+    // Ends the connection without destroying what was written last, for an answer that ends it while the peer may
+    // still be sending (an error response, a close frame after a protocol error): sends what is buffered and then
+    // FIN (shutdownWrite()), and from then on reads and discards the peer's input, never handing it to onData()
+    // nor pausing for it, until the peer's FIN comes (the socket closes once its own FIN has gone too), or until
+    // kMaxLingerBytes more have come (it closes then). The time it may take is the layer above's to bound with its
+    // deadline: onTimeout() still runs. Closing at once instead would make the kernel answer the unread input with
+    // a reset, and a reset makes the peer's kernel discard what it received from us but the peer has not read yet:
+    // the error response or close frame it was meant to read (nginx's lingering_close does the same).
+    void closeLingering() noexcept;
+    bool isLingering() const noexcept { return lingering_; }
+    // The input a lingering socket discards before it closes anyway: a peer that sends this much after our last
+    // bytes is not reading them.
+    static constexpr std::size_t kMaxLingerBytes = 1024 * 1024;
     bool isClosed() const noexcept { return closed_; }
     bool hasReceivedEnd() const noexcept { return receivedEnd_; }
 
@@ -207,6 +222,16 @@ private:
     bool readProxyHeader(char*& data, std::size_t& length);
     // After a read that may have left input unannounced: the loop reports the socket again if any is left.
     void readAgainLater() noexcept;
+    // Hands bytes read to onData(), or discards them while lingering.
+    void handOver(char* data, std::size_t length) {
+        if (lingering_) [[unlikely]] {
+            discardLingering(length);
+            return;
+        }
+        onData(data, length);
+    }
+    // Counts input discarded while lingering, and closes once it passes kMaxLingerBytes.
+    void discardLingering(std::size_t length) noexcept;
     // The peer's FIN (or close_notify) arrived.
     void endOfStream();
     // Returns true when some bytes were sent (or the socket closed).
@@ -258,6 +283,8 @@ private:
     bool shutdownSent_ = false;
     bool wantWritable_ = false;
     bool inMemory_ = false;  // the descriptor is a MemoryStream's server end (tests)
+    bool lingering_ = false;
+    std::uint32_t lingerBytes_ = 0;  // discarded while lingering
 };
 
 // SocketGroup: the sockets of one server, for the sweep (deadlines) and for closing them all at once.

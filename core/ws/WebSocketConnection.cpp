@@ -258,13 +258,21 @@ bool WebSocketConnection::handleControl(std::string_view payload) {
 }
 
 void WebSocketConnection::fail(std::uint16_t code, std::string_view reason) {
-    if (isClosed()) return;
-    if (status_ == Status::Open) {
-        sendCloseFrame(code, reason, code);
-    } else if (status_ == Status::Dropping) {
+    if (isClosed() || isLingering()) return;
+    if (status_ == Status::Dropping) {
+        // Nothing more is written to a peer that has not read what waits: the close handler, and the end.
         changeStatus(Status::Closed, code, reason);
+        close();
+        return;
     }
-    close();
+    if (status_ == Status::Open) sendCloseFrame(code, reason, code);
+    // The peer is likely still sending (it broke the protocol mid-stream): closing now would reset the connection
+    // and destroy the close frame before the peer reads it. It ends when the peer's FIN comes, when the linger's
+    // byte bound is passed, or at the closing deadline.
+    closeLingering();
+    if (isClosed()) return;
+    closingDeadlineMs_ = loop().timeoutClockMs() + kClosingTimeoutMs;
+    armDeadline();
 }
 
 void WebSocketConnection::sendCloseFrame(std::uint16_t code, std::string_view reason, int handlerCode) {

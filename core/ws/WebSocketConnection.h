@@ -130,7 +130,8 @@ private:
     // Runs the subscription handler for a change that happened (when the route has one); returns whether it did.
     bool reportSubscription(std::string_view topic, TopicTree<WebSocketConnection>::Change change);
     bool deliverMessage(std::string_view message);
-    // Fails the connection (RFC 6455 section 7.1.7): a close frame with code, the close handler, and the end.
+    // Fails the connection (RFC 6455 section 7.1.7): a close frame with code, the close handler, and the end once
+    // the peer has stopped sending (Socket::closeLingering(), within kClosingTimeoutMs).
     void fail(std::uint16_t code, std::string_view reason);
     // Runs the close handler, then forgets topics and user data (changeStatus calls it, once).
     void runCloseHandler(int code, std::string_view reason);

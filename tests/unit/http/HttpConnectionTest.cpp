@@ -2,6 +2,7 @@
 // faults, driven by bytes the test writes and checked in the bytes it reads, with no kernel socket, in plain TCP and
 // over TLS, on both backends; and a walk that fails each read and each write of a whole conversation in turn.
 #include "net/MemoryStream.h"
+#include "net/Socket.h"
 #include "unit/net/MemoryClient.h"
 
 #include <loopwire/App.h>
@@ -101,7 +102,8 @@ protected:
 
     // A new client and App (with options, on the test's backend), serving the test's routes:
     //   /hello: "hello"; /path/*: the URL; /body (POST): the body's length and the body, read through onData;
-    //   /big: a body of kBigBytes; /later: answered by answerLater() (onAborted noted).
+    //   /big: a body of kBigBytes; /later: answered by answerLater() (onAborted noted); /upload (POST): refused
+    //   with 413 and the end of the connection before its body is read.
     void restart(ServerOptions options = {}) {
         shutDown();
         options.backend = std::get<0>(GetParam());
@@ -126,6 +128,10 @@ protected:
                 body->append(chunk);
                 if (isLast) res->end(std::to_string(body->size()) + ":" + *body);
             });
+        });
+        app_->post("/upload", [this](HttpResponse* res, HttpRequest*) {
+            ++requests_;
+            res->writeStatus("413 Payload Too Large")->end("too large", true);
         });
         app_->get("/big", [this](HttpResponse* res, HttpRequest*) {
             ++requests_;
@@ -235,6 +241,55 @@ TEST_P(HttpConnectionTest, AMalformedRequestGets400AndTheServerEndsTheConnection
     client_->pump();
     EXPECT_TRUE(stream().serverClosed());
     EXPECT_EQ(requests_, 0);
+}
+
+// Issue 47: an answer that ends the connection while the client is still sending (a 413 for an upload) reaches the
+// client. The rest of the body arrives after the answer is written, before the server would have closed: a close
+// then would reset the connection, which destroys the answer in the client's receive buffer (the stream models
+// that). The server reads and discards it instead, and closes after the client's FIN.
+TEST_P(HttpConnectionTest, AnAnswerThatEndsTheConnectionReachesAClientStillSending) {
+    connect();
+    stream().setReadChunk(256);
+    const std::string body(200'000, 'u');
+    EXPECT_TRUE(client_->send(
+        "POST /upload HTTP/1.1\r\nHost: memory\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    client_->pump();
+    const auto answered = responses();
+    ASSERT_EQ(answered.size(), 1u);
+    EXPECT_EQ(answered[0].status, 413);
+    EXPECT_EQ(answered[0].body, "too large");
+    EXPECT_FALSE(stream().serverReset());
+    EXPECT_EQ(stream().unreadByServer(), 0u) << "the body is read and discarded as it comes";
+    EXPECT_TRUE(stream().serverEndedWriting());
+    EXPECT_FALSE(stream().serverClosed());
+    // Raw bytes: over TLS the client has read the server's close_notify and sends no more records, but a client
+    // still uploading would; the server discards them unread either way.
+    stream().write("more of the body");
+    stream().endWriting();
+    client_->pump();
+    EXPECT_TRUE(stream().serverClosed());
+    EXPECT_FALSE(stream().serverReset());
+    EXPECT_EQ(requests_, 1);
+}
+
+// The linger's bound: a client that never stops sending after the answer is cut off once it has sent
+// Socket::kMaxLingerBytes more.
+TEST_P(HttpConnectionTest, AClientThatNeverStopsSendingIsCutOffAtTheLingerBound) {
+    connect();
+    auto answered = exchange("POST /upload HTTP/1.1\r\nHost: memory\r\nContent-Length: 100000000\r\n\r\n");
+    ASSERT_EQ(answered.size(), 1u);
+    EXPECT_EQ(answered[0].status, 413);
+    constexpr std::size_t kChunk = 64 * 1024;
+    const std::string chunk(kChunk, 'u');
+    std::size_t sent = 0;
+    while (!stream().serverClosed() && sent <= 2 * Socket::kMaxLingerBytes) {
+        stream().write(chunk);  // raw, as above
+        client_->pump();
+        sent += kChunk;
+    }
+    EXPECT_TRUE(stream().serverClosed());
+    EXPECT_GT(sent, Socket::kMaxLingerBytes) << "closed before the bound";
+    EXPECT_LE(sent, Socket::kMaxLingerBytes + kChunk);
 }
 
 // What the stream does not take waits in the connection, and leaves as the client reads.

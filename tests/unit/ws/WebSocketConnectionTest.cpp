@@ -3,6 +3,7 @@
 // TlsClient on the test's side); and a walk that fails each read and each write of a whole conversation in turn.
 #include "../../WsFrames.h"
 #include "net/MemoryStream.h"
+#include "net/Socket.h"
 #include "unit/net/MemoryClient.h"
 
 #include <loopwire/App.h>
@@ -286,9 +287,72 @@ TEST_P(WebSocketConnectionTest, ProtocolErrorsFailTheConnectionWithTheirCode) {
         EXPECT_EQ(written.back().closeCode(), testCase.code);
         ASSERT_EQ(events_.size(), 1u);
         EXPECT_EQ(events_[0].rfind("close:" + std::to_string(testCase.code) + ":", 0), 0u) << events_[0];
+        // The server's FIN follows the close frame; it closes once the peer's FIN comes (closeLingering).
+        EXPECT_TRUE(stream().serverEndedWriting());
+        stream().endWriting();
+        pump();
         EXPECT_TRUE(stream().serverClosed());
+        EXPECT_FALSE(stream().serverReset());
         shutDown();
     }
+}
+
+// The head of a masked binary frame that announces 2^62 bytes: the peer goes on to send them.
+std::string hugeFrameHead() {
+    std::string head = "\x82\xff";
+    head += '\x40';
+    head += std::string(7, '\0');
+    return head + "\x01\x02\x03\x04";
+}
+
+// Issue 47: a peer that breaks the protocol and goes on sending gets its close frame all the same. Its next bytes
+// arrive once the close frame is queued, before the server would have closed: a close then would reset the
+// connection, which destroys the close frame in the peer's receive buffer (the stream models that). The server
+// reads and discards them instead, and closes after the peer's FIN.
+TEST_P(WebSocketConnectionTest, APeerThatGoesOnSendingAfterAProtocolErrorGetsItsCloseFrame) {
+    serve();
+    connect();
+    stream().setReadChunk(64);
+    EXPECT_TRUE(clientSends(hugeFrameHead() + std::string(100'000, 'x')));
+    pump();
+    const auto written = frames();
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].opcode, kClose);
+    EXPECT_EQ(written[0].closeCode(), 1009);
+    EXPECT_FALSE(stream().serverReset());
+    EXPECT_EQ(stream().unreadByServer(), 0u) << "what follows is read and discarded as it comes";
+    EXPECT_TRUE(stream().serverEndedWriting());
+    EXPECT_FALSE(stream().serverClosed());
+    ASSERT_EQ(events_.size(), 1u);
+    EXPECT_EQ(events_[0].rfind("close:1009:", 0), 0u) << events_[0];
+    // Raw bytes: over TLS the client has read the server's close_notify and sends no more records, but a peer that
+    // goes on sending would; the server discards them unread either way.
+    stream().write(std::string(1000, 'y'));
+    stream().endWriting();
+    pump();
+    EXPECT_TRUE(stream().serverClosed());
+    EXPECT_FALSE(stream().serverReset());
+    EXPECT_EQ(events_.size(), 1u);
+}
+
+// The linger's bound: a peer that never stops sending is cut off once it has sent Socket::kMaxLingerBytes more.
+TEST_P(WebSocketConnectionTest, APeerThatNeverStopsSendingAfterAProtocolErrorIsCutOffAtTheLingerBound) {
+    serve();
+    connect();
+    const auto written = exchange(hugeFrameHead());
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].closeCode(), 1009);
+    constexpr std::size_t kChunk = 64 * 1024;
+    const std::string chunk(kChunk, 'x');
+    std::size_t sent = 0;
+    while (!stream().serverClosed() && sent <= 2 * Socket::kMaxLingerBytes) {
+        stream().write(chunk);  // raw, as above
+        pump();
+        sent += kChunk;
+    }
+    EXPECT_TRUE(stream().serverClosed());
+    EXPECT_GT(sent, Socket::kMaxLingerBytes) << "closed before the bound";
+    EXPECT_LE(sent, Socket::kMaxLingerBytes + kChunk);
 }
 
 TEST_P(WebSocketConnectionTest, APeerThatEndsWithoutACloseFrameIsReported1006) {
