@@ -14,14 +14,11 @@ using namespace std::chrono_literals;
 
 RedisCluster::RedisCluster(bool withReplicas) {
     for (int i = 0; i < (withReplicas ? 2 : 1) * kMasters; ++i) {
-        // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
-        std::vector<std::string> arguments{"--cluster-enabled",     "yes",
-                                           "--cluster-config-file", "nodes.conf",
-                                           "--cluster-port",        std::to_string(RedisServer::freePort())};
+        std::vector<std::string> arguments{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"};
         if (withReplicas) {
             arguments.insert(arguments.end(), {"--cluster-node-timeout", std::to_string(kFailoverNodeTimeoutMs)});
         }
-        nodes_.push_back(std::make_unique<RedisServer>(std::move(arguments)));
+        nodes_.push_back(std::make_unique<RedisServer>(std::move(arguments), false, true));
     }
     std::string create = "redis-cli --cluster create";
     for (auto& node : nodes_)
@@ -29,8 +26,8 @@ RedisCluster::RedisCluster(bool withReplicas) {
     create += withReplicas ? " --cluster-replicas 1" : " --cluster-replicas 0";
     create += " --cluster-yes >/dev/null 2>&1";
     created_ = std::system(create.c_str()) == 0;
-    // Every node must see the whole cluster before it routes anything.
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    // Every node must see the whole cluster before it routes anything: seconds, more on a loaded machine.
+    const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
     for (auto& node : nodes_) {
         while (node->command({"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos) {
             if (std::chrono::steady_clock::now() > deadline) {

@@ -6,6 +6,7 @@
 #include "RedisServer.h"
 
 #include <cstdint>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ public:
     static constexpr int kMasters = 3;
     // With replicas, a master that stops answering for this long is failed over to its replica.
     static constexpr int kFailoverNodeTimeoutMs = 1000;
+    // How long the nodes may take to agree that the cluster is whole.
+    static constexpr std::chrono::seconds kReadyTimeout{30};
 
     // With replicas, kMasters of the 2 * kMasters nodes are masters (ownerOf says which), each replica in sync with
     // its master when ready() says so.

@@ -44,16 +44,18 @@ int connectTo(int port) {
 
 }  // namespace
 
-int RedisServer::freePort() { return pickFreePort(); }
-
 bool RedisServer::available() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
 
-RedisServer::RedisServer(std::vector<std::string> extraArguments, bool tlsOnly)
+RedisServer::RedisServer(std::vector<std::string> extraArguments, bool tlsOnly, bool clusterBus)
     : extraArguments_(std::move(extraArguments)), tlsOnly_(tlsOnly) {
     char pattern[] = "/tmp/loopwire-redis-XXXXXX";
     folder_ = ::mkdtemp(pattern) != nullptr ? pattern : "/tmp";
-    for (int attempt = 0; attempt < 5 && !running(); ++attempt) {
+    // A port free a moment ago may be taken by the time redis-server binds it (by another test's server or a
+    // client's ephemeral port, with the suites run many at once): then it exits, and the next attempt takes others.
+    for (int attempt = 0; attempt < kStartAttempts && !running(); ++attempt) {
         port_ = pickFreePort();
+        // The bus port is given: the default, the port + 10000, may be past 65535 for a port picked by the kernel.
+        if (clusterBus) clusterPort_ = pickFreePort();
         start();
     }
 }
@@ -73,6 +75,7 @@ bool RedisServer::start() {
     } else {
         arguments.insert(arguments.end(), {"--port", std::to_string(port_)});
     }
+    if (clusterPort_ != 0) arguments.insert(arguments.end(), {"--cluster-port", std::to_string(clusterPort_)});
     arguments.insert(arguments.end(), extraArguments_.begin(), extraArguments_.end());
     const pid_t child = ::fork();
     if (child == 0) {
@@ -95,7 +98,12 @@ bool RedisServer::start() {
         const int fd = connectTo(port_);
         if (fd >= 0) {
             ::close(fd);
-            return true;
+            // Ours, and not another server that held the port while ours failed to bind it and is exiting; with
+            // requirepass INFO is refused (NOAUTH), and any reply will do.
+            const std::string info = tlsOnly_ ? std::string() : command({"INFO", "server"});
+            if (tlsOnly_ || info.rfind('-', 0) == 0 ||
+                info.find("process_id:" + std::to_string(pid_) + "\r\n") != std::string::npos)
+                return true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -16,18 +16,20 @@ namespace loopwire::test {
 
 class RedisServer {
 public:
+    // Attempts at a free port before the server counts as not running.
+    static constexpr int kStartAttempts = 5;
+
     // extraArguments: more redis-server options ("--requirepass", "secret"). tlsOnly: the port speaks TLS and
     // nothing listens in plain text (give the --tls-cert-file, --tls-key-file and --tls-ca-cert-file options);
-    // command() does not work then.
-    explicit RedisServer(std::vector<std::string> extraArguments = {}, bool tlsOnly = false);
+    // command() does not work then. clusterBus: a cluster node's bus port (--cluster-port) is picked free with
+    // the port, at each attempt.
+    explicit RedisServer(std::vector<std::string> extraArguments = {}, bool tlsOnly = false, bool clusterBus = false);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
 
     // Whether redis-server is on this machine (the tests fail without it: scripts/deps.sh installs it).
     static bool available();
-    // A loopback port that was free a moment ago (for the options of a server, such as a cluster's bus port).
-    static int freePort();
 
     int port() const noexcept { return port_; }
     std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
@@ -52,6 +54,7 @@ private:
     bool tlsOnly_ = false;
     std::string folder_;
     int port_ = 0;
+    int clusterPort_ = 0;  // 0: none
     pid_t pid_ = -1;
 };
 

@@ -8,6 +8,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 
+// Attempts at free ports before a server counts as not starting.
+const START_ATTEMPTS = 5;
+// How long the nodes of a cluster may take to agree that it is whole.
+const CLUSTER_READY_TIMEOUT_MS = 30000;
+
 function available() {
   return spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
 }
@@ -74,9 +79,15 @@ class Redis {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
       try {
-        // Any reply will do: with requirepass, PING is refused (NOAUTH), but the server is up. A TLS port cannot
-        // be asked in plain text: that it accepts connections will do.
-        if (this.tlsOnly ? await accepts(this.port) : (await command(this.port, ['PING'])).length > 0) return;
+        // A TLS port cannot be asked in plain text: that it accepts connections will do. Otherwise the server must
+        // be this one, not another that held the port while this one failed to bind it and is exiting; with
+        // requirepass INFO is refused (NOAUTH), and any reply will do.
+        if (this.tlsOnly) {
+          if (await accepts(this.port)) return;
+        } else {
+          const reply = await command(this.port, ['INFO', 'server']);
+          if (reply.startsWith('-') || reply.includes(`process_id:${child.pid}\r\n`)) return;
+        }
       } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -107,18 +118,32 @@ class Redis {
 
 /**
  * Starts a redis-server for the test t (extra: more redis-server arguments; tlsOnly: its port speaks only TLS, with
- * the --tls-* files given in extra, and command() does not work); resolves with a Redis.
+ * the --tls-* files given in extra, and command() does not work; clusterBus: a cluster node's bus port, picked free
+ * with its port); resolves with a Redis.
  */
-async function startRedis(t, extra = [], { tlsOnly = false } = {}) {
+async function startRedis(t, extra = [], { tlsOnly = false, clusterBus = false } = {}) {
   if (!available()) throw new Error('redis-server is missing: run scripts/deps.sh --install');
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-redis-'));
-  const redis = new Redis(await freePort(), folder, extra, tlsOnly);
-  t.after(async () => {
-    await redis.stop();
-    fs.rmSync(folder, { recursive: true, force: true });
-  });
-  await redis.start();
-  return redis;
+  // A port free a moment ago may be taken by the time redis-server binds it (by another test's server or a
+  // client's ephemeral port, with test files run several at once): then it exits, and the next attempt takes others.
+  for (let attempt = 1; ; attempt++) {
+    // The bus port is given: the default, the port + 10000, may be past 65535 for a port the kernel picked.
+    const bus = clusterBus ? ['--cluster-port', String(await freePort())] : [];
+    const redis = new Redis(await freePort(), folder, [...bus, ...extra], tlsOnly);
+    try {
+      await redis.start();
+    } catch (error) {
+      await redis.stop();
+      if (attempt < START_ATTEMPTS) continue;
+      fs.rmSync(folder, { recursive: true, force: true });
+      throw error;
+    }
+    t.after(async () => {
+      await redis.stop();
+      fs.rmSync(folder, { recursive: true, force: true });
+    });
+    return redis;
+  }
 }
 
 /**
@@ -129,14 +154,14 @@ async function startRedis(t, extra = [], { tlsOnly = false } = {}) {
 async function startRedisCluster(t) {
   const nodes = [];
   for (let i = 0; i < 3; i++) {
-    // The bus port is given: the default, the port + 10000, may be past 65535 for a port the kernel picked.
-    nodes.push(await startRedis(t, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-      '--cluster-port', String(await freePort())]));
+    nodes.push(await startRedis(t, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
+      { clusterBus: true }));
   }
   const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
     '--cluster-replicas', '0', '--cluster-yes'], { stdio: 'ignore' });
   if (create.status !== 0) throw new Error('redis-cli --cluster create failed');
-  const deadline = Date.now() + 10000;
+  // Seconds, more on a loaded machine.
+  const deadline = Date.now() + CLUSTER_READY_TIMEOUT_MS;
   for (const node of nodes) {
     while (!(await node.command(['CLUSTER', 'INFO'])).includes('cluster_state:ok')) {
       if (Date.now() > deadline) throw new Error('the cluster did not become ready');
