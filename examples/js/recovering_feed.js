@@ -28,8 +28,9 @@ app.ws('/feed', {
                 req.getHeader('sec-websocket-extensions'), context);
   },
   open: (ws) => {
-    // Subscribed first, then read: nothing falls between the two (a tick may come twice: the client drops a stamp
-    // that is not above the last one it had).
+    // Subscribed first, then read: nothing falls between the two. A tick may come twice, and ticks published while
+    // the read is on its way come live before the missed ones it brings: the client keeps every stamp it has not
+    // seen, by its offset.
     ws.subscribe(TOPIC);
     if (ws.since === null) return;
     app.getHistory(TOPIC, ws.since, (error, result) => {

@@ -116,9 +116,12 @@ test('cluster_chat.js: two demo processes share their chat rooms through Redis',
   }
   const said = lines.find((line) => line.text !== undefined);
   assert.deepEqual([said.name, said.text], ['ann', 'hello from the first process']);
+  // The two processes publish to Redis independently: ann's join takes the room's first offset or, when bob's
+  // got there first, the second; her line comes after her join.
   const joins = lines.filter((line) => line.event === 'joined').map((line) => `${line.name} ${line.offset}`);
-  assert.ok(joins.includes('ann 1'), joins.join(', '));
-  assert.ok(said.offset > 1, String(said.offset));
+  const annJoin = lines.find((line) => line.event === 'joined' && line.name === 'ann');
+  assert.ok(annJoin && (annJoin.offset === 1 || annJoin.offset === 2), joins.join(', '));
+  assert.ok(said.offset > annJoin.offset, `${said.offset} after ${joins.join(', ')}`);
 });
 
 test('recovering_feed.js: a client that comes back with its last stamp gets every tick it missed', async (t) => {
@@ -137,15 +140,15 @@ test('recovering_feed.js: a client that comes back with its last stamp gets ever
   first.close();
   await new Promise((resolve) => setTimeout(resolve, 300));  // about 6 ticks go by
   const back = await connectClient(t, port, {}, `/feed?since=${last.epoch}:${last.offset}`);
-  let expected = last.offset + 1;
-  let caughtUp = 0;
-  while (caughtUp < 10) {
+  // The ten ticks after the last one seen all come: the missed ones from the history, the rest live; a tick
+  // published while the read was on its way comes live before the history's, and may come twice.
+  const missing = new Set(Array.from({ length: 10 }, (_, i) => last.offset + 1 + i));
+  for (let received = 0; missing.size > 0; received++) {
+    assert.ok(received < 200, `ticks never came: ${[...missing].join(', ')}`);
     const stamp = stampOf((await nextMessage(back)).data);
     assert.equal(stamp.epoch, last.epoch);
-    if (stamp.offset < expected) continue;  // live and in the history both
-    assert.equal(stamp.offset, expected, 'no tick missing');
-    expected++;
-    caughtUp++;
+    assert.ok(stamp.offset > last.offset, `${stamp.offset} was seen before the client left`);
+    missing.delete(stamp.offset);
   }
   const stale = await connectClient(t, port, {}, '/feed?since=0123456789abcdef:5');
   for (;;) {
