@@ -85,7 +85,9 @@ SSL_CTX* makeClientContext(const TlsClientOptions& tls) {
 // reference of the caller's own.
 SSL_CTX* sharedClientContext(const TlsClientOptions& tls) {
     static std::mutex mutex;
-    static std::map<std::string, SSL_CTX*> contexts;
+    // Never destroyed: a destructor at exit would run after OpenSSL's own cleanup, and LeakSanitizer would take
+    // the contexts it dropped for leaks.
+    static auto& contexts = *new std::map<std::string, SSL_CTX*>;
     std::string key = fileContents(tls.caFile) + '\0' + fileContents(tls.certFile) + '\0' + fileContents(tls.keyFile) +
                       '\0' + (tls.tls12Only ? "1.2" : "") + '\0';
     for (const std::string& protocol : tls.alpn)
