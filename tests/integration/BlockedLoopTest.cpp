@@ -45,9 +45,10 @@ protected:
         });
     }
 
-    // Starts the block from its own connection and returns once the loop is inside it.
-    std::unique_ptr<TestClient> startBlock() {
-        auto blocker = std::make_unique<TestClient>(port());
+    // Starts the block from its own connection (connected already, when given) and returns once the loop is inside
+    // it.
+    std::unique_ptr<TestClient> startBlock(std::unique_ptr<TestClient> blocker = nullptr) {
+        if (!blocker) blocker = std::make_unique<TestClient>(port());
         blocker->send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n");
         while (!blocking_)
             std::this_thread::sleep_for(1ms);
@@ -55,6 +56,7 @@ protected:
     }
 
     std::atomic<bool> blocking_{false};
+    std::atomic<bool> bigWritten_{false};
 };
 LW_INSTANTIATE_BACKENDS(BlockedLoop);
 
@@ -133,12 +135,20 @@ TEST_P(BlockedLoop, AResponseThePeerReadDuringTheBlockIsNotTimedOut) {
             res->end("unblocked");
         });
         // More than the kernel's buffers hold: most of it waits in the connection's backpressure.
-        app.get("/big", [](HttpResponse* res, HttpRequest*) { res->end(std::string(kBigBody, 'b')); });
+        app.get("/big", [this](HttpResponse* res, HttpRequest*) {
+            res->end(std::string(kBigBody, 'b'));
+            bigWritten_ = true;
+        });
     });
+    // The block starts as soon as the backlog is there (the blocker connected beforehand): the backlog's write
+    // deadline runs from then, and only the block, never a slow start of it on a loaded machine, may take it past
+    // its 300 ms.
+    auto blocker = std::make_unique<TestClient>(port());
     TestClient reader(port());
     reader.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::this_thread::sleep_for(100ms);
-    auto blocker = startBlock();
+    while (!bigWritten_)
+        std::this_thread::sleep_for(1ms);
+    blocker = startBlock(std::move(blocker));
     // Read while the loop is blocked (what the kernel holds) and after: every byte arrives.
     auto response = reader.readResponse(false, 10s);
     ASSERT_TRUE(response);
