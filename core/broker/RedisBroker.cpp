@@ -483,6 +483,11 @@ void RedisBroker::close() noexcept {
         failRead(reads_.size() - 1, "DISCONNECTED", describe("pub/sub was disconnected before the read was answered"));
 }
 
+void RedisBroker::closeAndFreeAfterBatch() noexcept {
+    close();
+    loop_.deferDelete(this);
+}
+
 void RedisBroker::finishClose() {
     if (answered_.empty()) return;
     std::vector<AnsweredRead> answered = std::move(answered_);

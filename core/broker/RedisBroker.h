@@ -59,7 +59,7 @@ namespace loopwire::broker {
 
 struct ResolveRequest;
 
-class RedisBroker final : public PubSubBroker, private IoWatcher, private FlushListener {
+class RedisBroker final : public PubSubBroker, private IoWatcher, private FlushListener, private DeferredDeletable {
 public:
     // Channels named in one SUBSCRIBE or UNSUBSCRIBE command; more are split into several.
     static constexpr std::size_t kMaxChannelsPerCommand = 1024;
@@ -126,6 +126,10 @@ public:
     PubSubStats stats() const noexcept override;
     void close() noexcept override;
     void finishClose() override;
+    // Closes the link and gives it to the loop, which frees it once the current batch of callbacks is over: a link
+    // retired from inside another link's callback may have an event of its own later in that batch (IoWatcher's
+    // rule). The caller gives up its ownership.
+    void closeAndFreeAfterBatch() noexcept;
 
 private:
     enum class Status : std::uint8_t { Resolving, Connecting, Handshaking, Ready, Waiting, Closed };

@@ -241,7 +241,9 @@ void RedisClusterBroker::retireIdleLinks(const RedisBroker& keep) {
         if (mapLink_ == links_[i].get()) mapLink_ = nullptr;
         links_[i]->close();
         addCounters(retired_, links_[i]->stats());
-        links_[i].reset();
+        // Not freed here: this runs inside another link's read, and the retired one may be next in the same batch
+        // of events (a reply, a refused connection).
+        links_[i].release()->closeAndFreeAfterBatch();
     }
     if (kept == links_.size()) return;
     links_.resize(kept);

@@ -15,6 +15,8 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <cerrno>
 #include <unistd.h>
 
 #include <atomic>
@@ -86,6 +88,15 @@ public:
     }
     void publish(const std::string& topic, const std::string& message) {
         server_->runOnLoop([&](App& app) { app.publish(topic, message, OpCode::Text); });
+    }
+    // Runs a task on the App's loop that returns once `release` is ready, and sets `held` as it starts: what
+    // arrives meanwhile is reported by the loop's next wait for events, in the order it came. Returns when the task
+    // has ended.
+    void holdLoop(std::shared_future<void> release, std::atomic<bool>& held) {
+        server_->runOnLoop([&held, release](App&) {
+            held = true;
+            release.wait();
+        });
     }
     std::unique_ptr<WsTestClient> connect() {
         auto client = std::make_unique<WsTestClient>(server_->port());
@@ -204,6 +215,67 @@ private:
 std::string everySlotTo(int port) {
     return "*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n$9\r\n127.0.0.1\r\n:" + std::to_string(port) + "\r\n";
 }
+
+// A node that takes a link and answers nothing: its first connection is closed as soon as the HELLO is read (the
+// link goes down and its App asks for the map again); the second is kept, unanswered, for the test.
+class SilentNode {
+public:
+    SilentNode() {
+        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
+        ::listen(listener_, 4);
+        socklen_t length = sizeof address;
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+        port_ = ntohs(address.sin_port);
+        acceptor_ = std::thread([this] {
+            char hello[512];
+            for (int connection = 0; connection < 2; ++connection) {
+                const int accepted = ::accept(listener_, nullptr, nullptr);
+                if (accepted < 0) break;
+                ::recv(accepted, hello, sizeof hello, 0);
+                if (connection == 0) {
+                    ::close(accepted);
+                } else {
+                    held_.set_value(accepted);
+                    return;
+                }
+            }
+            held_.set_value(-1);
+        });
+    }
+    ~SilentNode() {
+        ::shutdown(listener_, SHUT_RDWR);
+        acceptor_.join();
+        ::close(listener_);
+        if (connection_ >= 0) ::close(connection_);
+    }
+    int port() const { return port_; }
+    // The second connection once its HELLO is read, or -1 after 5 s.
+    int heldConnection() {
+        if (heldFuture_.wait_for(5s) == std::future_status::ready) connection_ = heldFuture_.get();
+        return connection_;
+    }
+    // Whether the App closed the held connection within 5 s.
+    bool closedByPeer() const {
+        char byte = 0;
+        timeval timeout{5, 0};
+        ::setsockopt(connection_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        // A reset when the bytes the test sent were still unread: the link closed without reading them.
+        const ssize_t received = ::recv(connection_, &byte, 1, 0);
+        return received == 0 || (received < 0 && errno == ECONNRESET);
+    }
+
+private:
+    int listener_ = -1;
+    int port_ = 0;
+    int connection_ = -1;
+    std::promise<int> held_;
+    std::future<int> heldFuture_ = held_.get_future();
+    std::thread acceptor_;
+};
 
 class ShardedPubSub : public BackendTest {
 protected:
@@ -739,6 +811,56 @@ TEST_P(ShardedPubSub, HandsTheReadsOfARetiredLinkToTheSlotsNewOwner) {
     EXPECT_TRUE(result.messages.empty());
     EXPECT_EQ(reads.load(), 1);
     EXPECT_GE(maps.load(), 2);
+}
+
+// A link the map retires is freed after the batch of loop callbacks that retired it, not in it: an event later in
+// that batch may be its own (IoWatcher's rule). Here the App's loop is held while the reply that retires a link
+// comes, and then bytes for that link, so that one wait for events reports both, in that order. A link freed at once
+// was read after its end: ASan's heap-use-after-free, and once a segfault in the libc++ build.
+TEST_P(ShardedPubSub, ALinkTheMapRetiresIsFreedAfterTheBatchThatRetiredIt) {
+    SilentNode silent;
+    std::atomic<int> maps{0};
+    std::atomic<int> fakePort{0};
+    std::atomic<bool> loopHeld{false};
+    std::atomic<bool> mapAnswered{false};
+    FakeNode fake([&](const std::vector<std::string>& arguments) -> std::string {
+        if (arguments[0] == "HELLO") return "%1\r\n+server\r\n+redis\r\n";
+        if (arguments[0] != "CLUSTER") return "+PONG\r\n";
+        if (maps++ == 0) return everySlotTo(silent.port());
+        // The second map, answered while the App's loop is held: every slot is this node's, and the silent node's
+        // link, not ready and owning nothing, is retired.
+        const auto deadline = std::chrono::steady_clock::now() + 5s;
+        while (!loopHeld.load() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(1ms);
+        mapAnswered = true;
+        return everySlotTo(fakePort.load());
+    });
+    fakePort = fake.port();
+    PubSubOptions options;
+    options.reconnectMinDelayMs = 10;
+    options.reconnectMaxDelayMs = 20;
+    TopicNode node(backend(), fake.url(), {}, options);
+    ASSERT_TRUE(node.log.waitFor("ready"));
+    const int connection = silent.heldConnection();
+    ASSERT_GE(connection, 0) << "the link did not come back to the silent node";
+
+    std::promise<void> release;
+    std::thread holder([&] { node.holdLoop(release.get_future().share(), loopHeld); });
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!mapAnswered.load() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(50ms);  // the map's reply is in the App's socket
+    const bool sent = ::send(connection, "+OK\r\n", 5, MSG_NOSIGNAL) == 5;
+    std::this_thread::sleep_for(50ms);
+    release.set_value();
+    holder.join();
+    ASSERT_TRUE(sent);
+    EXPECT_TRUE(mapAnswered.load());
+
+    // The retired link closed its connection, and the App goes on with the other one.
+    EXPECT_TRUE(silent.closedByPeer()) << "the link to the silent node was not retired";
+    EXPECT_EQ(maps.load(), 2);
+    EXPECT_EQ(node.stats().state, PubSubState::Ready);
 }
 
 // The sharded link's side of a node that loses the scripts (SCRIPT FLUSH): a read refused NOSCRIPT waits for the
