@@ -54,6 +54,11 @@ char* ByteBuffer::prepare(std::size_t bytes) {
     return storage_ + end_;
 }
 
+std::span<char> ByteBuffer::prepareAtLeast(std::size_t minimum) {
+    char* at = prepare(minimum);
+    return {at, capacity_ - end_};
+}
+
 void ByteBuffer::consume(std::size_t bytes) noexcept {
     begin_ += bytes;
     if (begin_ >= end_) begin_ = end_ = 0;

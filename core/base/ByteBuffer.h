@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string_view>
 
 namespace loopwire {
@@ -29,6 +30,9 @@ public:
     void append(std::string_view bytes);
     // Makes room for `bytes` more at the back and returns where they go; commit(n) then adds n of them.
     char* prepare(std::size_t bytes);
+    // Makes room for at least `minimum` more bytes as prepare() does, and returns all the room there is behind the
+    // live bytes: a reader that fills what it gets grows the buffer only when less than `minimum` is left.
+    std::span<char> prepareAtLeast(std::size_t minimum);
     void commit(std::size_t bytes) noexcept { end_ += bytes; }
     // Drops `bytes` from the front.
     void consume(std::size_t bytes) noexcept;

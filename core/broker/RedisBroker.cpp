@@ -771,8 +771,10 @@ void RedisBroker::onIo(std::uint32_t events) {
 
 void RedisBroker::readAvailable() {
     for (;;) {
-        char* at = tls_ ? cipherBuffer_.get() : in_.prepare(kReadChunkBytes);
-        const ssize_t received = ::recv(fd(), at, kReadChunkBytes, MSG_DONTWAIT);
+        // Plain: straight into the input buffer, whose room after a reply's start is used before the buffer grows.
+        const std::span<char> room = tls_ ? std::span<char>(cipherBuffer_.get(), kReadChunkBytes)
+                                          : in_.prepareAtLeast(in_.empty() ? kReadChunkBytes : kMinReadRoomBytes);
+        const ssize_t received = ::recv(fd(), room.data(), room.size(), MSG_DONTWAIT);
         if (received == 0) {
             fail("CLOSED", describe("the broker closed the connection"));
             return;
@@ -785,7 +787,7 @@ void RedisBroker::readAvailable() {
             return;
         }
         if (tls_) {
-            if (!receiveCipher({at, static_cast<std::size_t>(received)})) return;
+            if (!receiveCipher({room.data(), static_cast<std::size_t>(received)})) return;
         } else {
             in_.commit(static_cast<std::size_t>(received));
         }
@@ -809,7 +811,7 @@ void RedisBroker::readAvailable() {
             in_.consume(result.consumed);
         }
         if (in_.empty() && in_.capacity() > kMaxRetainedBufferBytes) in_.release();
-        if (static_cast<std::size_t>(received) < kReadChunkBytes) return;
+        if (static_cast<std::size_t>(received) < room.size()) return;
     }
 }
 

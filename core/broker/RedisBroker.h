@@ -63,8 +63,12 @@ class RedisBroker final : public PubSubBroker, private IoWatcher, private FlushL
 public:
     // Channels named in one SUBSCRIBE or UNSUBSCRIBE command; more are split into several.
     static constexpr std::size_t kMaxChannelsPerCommand = 1024;
-    // Bytes read from the connection per call.
+    // The least room a read gets when the input buffer is empty, hence the buffer's first size; rediss:// reads its
+    // ciphertext this much at a time.
     static constexpr std::size_t kReadChunkBytes = 64 * 1024;
+    // Room a read gets, at least, behind the start of a reply the input buffer holds: the buffer grows when less is
+    // left, not whenever a read ends inside a reply (which a loaded machine makes happen at any time).
+    static constexpr std::size_t kMinReadRoomBytes = 16 * 1024;
     // Buffers that grew past this for a burst are freed once they are empty again.
     static constexpr std::size_t kMaxRetainedBufferBytes = 256 * 1024;
     // A reply (a message pushed by Redis) longer than this drops the connection (PROTOCOL): it bounds what a peer on

@@ -7,6 +7,7 @@
 // loaded machine included) says where the allocation came from.
 #include "../integration/TestClient.h"
 #include "../integration/RedisServer.h"
+#include "../integration/SplittingRelay.h"
 #include "../integration/TestServer.h"
 #include "pubsub/TopicTree.h"
 
@@ -394,6 +395,56 @@ TEST_P(ZeroAllocation, NoAllocationPerMessageThroughTheShardedBroker) {
 
 TEST_P(ZeroAllocation, NoAllocationPerMessageOnATopicWithHistory) {
     expectNoAllocationPerMessageThroughTheBroker(GetParam(), BrokerMode::History);
+}
+
+// A message that reaches the App in pieces, a read ending inside it (which a loaded machine makes happen at any time),
+// allocates nothing either: the link reads into the room behind the part it holds (RedisBroker::kMinReadRoomBytes)
+// instead of growing its buffer for a whole chunk's room. Messages published by another program reach the App
+// through a relay that, after the warm-up, cuts each piece Redis sends in two.
+TEST_P(ZeroAllocation, NoAllocationWhenTheBrokersMessagesArriveInPieces) {
+    constexpr int kWholeMessages = 200;
+    constexpr int kCutMessages = 200;
+    ASSERT_TRUE(RedisServer::available()) << "redis-server is missing: scripts/deps.sh";
+    RedisServer redis;
+    ASSERT_TRUE(redis.running());
+    SplittingRelay relay(redis.port());
+    struct NoUserData {};
+    ServerOptions options;
+    options.backend = GetParam();
+    std::atomic<bool> ready{false};
+    TestServer subscriber(options, [&](App& app) {
+        tCountAllocations = true;
+        app.ws<NoUserData>(
+            "/*", {.maxPayloadLength = 64 * 1024, .open = [](WebSocket<NoUserData>* ws) { ws->subscribe("room"); }});
+        PubSubOptions pubsub;
+        pubsub.url = relay.url();
+        app.connectPubSub(pubsub, [&ready](const PubSubEvent& event) {
+            if (event.kind == PubSubEventKind::Ready) ready = true;
+        });
+    });
+    TestClient receiver(subscriber.port());
+    ASSERT_TRUE(upgradeToWebSocket(receiver));
+    for (int i = 0;
+         i < 500 && (!ready.load() || !redis.command({"PUBSUB", "NUMSUB", "loopwire:room"}).ends_with(":1\r\n")); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(ready.load());
+    const std::string message(4096, 'm');
+    const std::size_t deliveredBytes = 4 + message.size();
+    auto deliver = [&](int messages) {
+        for (int i = 0; i < messages; ++i) {
+            ASSERT_EQ(redis.command({"PUBLISH", "loopwire:room", message}), ":1\r\n");
+            ASSERT_EQ(receiver.readBytes(deliveredBytes).size(), deliveredBytes);
+        }
+    };
+    deliver(kWholeMessages);
+    relay.splitFromNowOn();
+    subscriber.runOnLoop([](App&) {});
+    MeasuredWindow window;
+    deliver(kCutMessages);
+    subscriber.runOnLoop([](App&) {});
+    const std::size_t allocations = window.allocations();
+    EXPECT_GE(relay.splitPieces(), kCutMessages);
+    EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << kCutMessages << " messages cut in two";
 }
 
 // Pub/sub: once its buffers have grown to a batch, publishing to many subscribers and draining allocate nothing.

@@ -59,6 +59,29 @@ TEST(ByteBuffer, PrepareAndCommit) {
     EXPECT_EQ(buffer.view(), "ab");
 }
 
+// A reader holding the start of a message reads into the room behind it: the buffer grows only when that room is
+// under the minimum asked for, not whenever a whole chunk does not fit behind the live bytes.
+TEST(ByteBuffer, PrepareAtLeastGivesAllTheRoomAndGrowsOnlyBelowTheMinimum) {
+    ByteBuffer buffer;
+    std::span<char> room = buffer.prepareAtLeast(1024);
+    ASSERT_GE(room.size(), 1024u);
+    EXPECT_EQ(room.size(), buffer.capacity());
+    const std::size_t capacity = buffer.capacity();
+    buffer.commit(room.size());
+    buffer.consume(room.size() - 100);  // 100 bytes of a message left, at the end of the storage
+
+    room = buffer.prepareAtLeast(capacity / 2);
+    EXPECT_EQ(buffer.capacity(), capacity) << "slid to the front, not grown";
+    EXPECT_EQ(room.size(), capacity - 100);
+    EXPECT_EQ(room.data(), buffer.data() + 100);
+
+    buffer.commit(room.size() - 10);  // 10 bytes of room left
+    room = buffer.prepareAtLeast(64);
+    EXPECT_GT(buffer.capacity(), capacity) << "under the minimum: grown";
+    EXPECT_GE(room.size(), 64u);
+    EXPECT_EQ(room.size(), buffer.capacity() - buffer.size());
+}
+
 TEST(ByteBuffer, ReleaseFreesTheStorage) {
     ByteBuffer buffer;
     buffer.append("x");
