@@ -101,18 +101,24 @@ test('cluster_chat.js: two demo processes share their chat rooms through Redis',
   const bob = await connectClient(t, ports[1], {}, '/chat/ws?room=lobby&name=bob');
   await redis.waitForSubscribers('loopwire-demo:room/lobby', 2);
   ann.send('hello from the first process');
-  // bob gets the room's history (ann's join), then his own join, then ann's line, each line stamped with its
-  // position in the room's history, as the chat page reads them.
+  // bob gets the room's history (ann's join, and his own when his publish reached Redis before his read) and the
+  // lines published live since he subscribed (his join, ann's line), each stamped with its position in the room's
+  // history, as the chat page reads them. The history's answer may come after live lines: both are awaited.
   const lines = [];
   const unstamp = (data) => {
     const stamp = /^[0-9a-f]+:(\d+):/.exec(data);
     assert.ok(stamp, data);
     return { offset: Number(stamp[1]), ...JSON.parse(data.slice(stamp[0].length)) };
   };
-  while (!lines.some((line) => line.text !== undefined)) {
+  let historyCame = false;
+  while (!historyCame || !lines.some((line) => line.text !== undefined)) {
     const data = (await nextMessage(bob)).data.toString();
-    if (data.startsWith('{"event":"history"')) lines.push(...JSON.parse(data).lines.map(unstamp));
-    else lines.push(unstamp(data));
+    if (data.startsWith('{"event":"history"')) {
+      historyCame = true;
+      lines.push(...JSON.parse(data).lines.map(unstamp));
+    } else {
+      lines.push(unstamp(data));
+    }
   }
   const said = lines.find((line) => line.text !== undefined);
   assert.deepEqual([said.name, said.text], ['ann', 'hello from the first process']);
