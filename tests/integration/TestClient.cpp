@@ -1,5 +1,6 @@
 #include "TestClient.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
@@ -337,6 +338,10 @@ std::optional<Response> TestClient::readResponse(bool responseToHead, std::chron
     if (responseToHead || response.status == 204 || response.status == 304) return response;
     if (response.hasHeader("content-length")) {
         std::size_t length = std::stoull(response.header("content-length"));
+        // Room for the whole body at once: a buffer that doubled as it went would copy tens of MiB while the server
+        // waits for the client to read (under ASan, for longer than a test's write timeout).
+        constexpr std::size_t kMaxReservedBodyBytes = 256 * 1024 * 1024;
+        buffered_.reserve(std::min(length, kMaxReservedBodyBytes));
         while (buffered_.size() < length) {
             if (!fill(until)) return std::nullopt;
         }
