@@ -130,6 +130,20 @@ private:
     std::unique_ptr<TestServer> server_;
 };
 
+// A socket listening on a free loopback port, which it stores in port.
+int listenOnLoopback(int& port) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    ::listen(listener, 16);
+    socklen_t length = sizeof address;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+    port = ntohs(address.sin_port);
+    return listener;
+}
+
 // A scripted stand-in for one node of a cluster, on a free loopback port: each command a connection sends is
 // answered by answer(arguments), in order; with a delay, each read's commands are answered that long after they
 // came (a node slow to answer, so that the App publishes more while replies are on their way).
@@ -138,15 +152,7 @@ public:
     using Answer = std::function<std::string(const std::vector<std::string>&)>;
 
     explicit FakeNode(Answer answer, std::chrono::milliseconds delay = {}) : answer_(std::move(answer)), delay_(delay) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        ::listen(listener_, 16);
-        socklen_t length = sizeof address;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
+        listener_ = listenOnLoopback(port_);
         acceptor_ = std::thread([this] {
             for (;;) {
                 const int client = ::accept(listener_, nullptr, nullptr);
@@ -221,15 +227,7 @@ std::string everySlotTo(int port) {
 class SilentNode {
 public:
     SilentNode() {
-        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        ::listen(listener_, 4);
-        socklen_t length = sizeof address;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
+        listener_ = listenOnLoopback(port_);
         acceptor_ = std::thread([this] {
             char hello[512];
             for (int connection = 0; connection < 2; ++connection) {
