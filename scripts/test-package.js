@@ -125,10 +125,13 @@ for (const row of rows) console.log(`| ${row.version} | ${row.time} s | ${row.to
 const { node } = installNode(SUPPORTED_MAJORS[SUPPORTED_MAJORS.length - 1]);
 // What is checked is that the packed sources build; ccache may serve the compiles the run has made already. A
 // user's first build has nothing cached: LW_PACKAGE_COLD_BUILD=1 turns ccache off, for the time that takes.
+// The project is a new temporary folder each time: ccache is told to read the paths under it as relative ones, so
+// that one run's compiles serve the next.
 const coldBuild = process.env.LW_PACKAGE_COLD_BUILD === '1';
-if (coldBuild) process.env.CCACHE_DISABLE = '1';
+const cacheSettings = coldBuild ? { CCACHE_DISABLE: '1' } : { CCACHE_BASEDIR: work, CCACHE_NOHASHDIR: '1' };
+Object.assign(process.env, cacheSettings);
 const fromSource = install(node, { hideCompilers: false, extra: ['--build-from-source'] });
-if (coldBuild) delete process.env.CCACHE_DISABLE;
+for (const name of Object.keys(cacheSettings)) delete process.env[name];
 if (fromSource.result.status !== 0) {
   fail(`npm install --build-from-source failed:\n${fromSource.result.stdout}${fromSource.result.stderr}`);
 }
