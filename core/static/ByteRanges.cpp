@@ -46,8 +46,9 @@ bool readBytesUnit(std::string_view field, std::size_t& at) noexcept {
 
 RangeVerdict ByteRanges::read(std::string_view field, std::uint64_t representationLength) noexcept {
     count_ = 0;
+    if (representationLength == 0) return RangeVerdict::Ignored;
     std::size_t specs = 0;
-    if (!readSpecs(field, representationLength, specs) || specs == 0 || representationLength == 0) {
+    if (!readSpecs(field, representationLength, specs) || specs == 0) {
         count_ = 0;
         return RangeVerdict::Ignored;
     }
@@ -85,7 +86,6 @@ bool ByteRanges::readSpecs(std::string_view field, std::uint64_t representationL
         skipOws(field, at);
         if (at < field.size() && field[at] != ',') return false;
         if (++specs > kMaxRangeSpecs) return false;
-        if (representationLength == 0) continue;
         // The spec as bytes of this representation, if it selects any.
         ByteRange range;
         if (suffix) {

@@ -8,6 +8,7 @@
 #include "broker/RedisSlot.h"
 #include "broker/RespFramer.h"
 #include "broker/RespReader.h"
+#include "LoopbackListener.h"
 #include "RedisCluster.h"
 #include "RedisServer.h"
 #include "WebSocketFixture.h"
@@ -16,10 +17,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <cerrno>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -129,20 +130,6 @@ private:
     std::vector<std::string> topics_;
     std::unique_ptr<TestServer> server_;
 };
-
-// A socket listening on a free loopback port, which it stores in port.
-int listenOnLoopback(int& port) {
-    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    ::listen(listener, 16);
-    socklen_t length = sizeof address;
-    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
-    port = ntohs(address.sin_port);
-    return listener;
-}
 
 // A scripted stand-in for one node of a cluster, on a free loopback port: each command a connection sends is
 // answered by answer(arguments), in order; with a delay, each read's commands are answered that long after they

@@ -1,5 +1,7 @@
 #include "SplittingRelay.h"
 
+#include "LoopbackListener.h"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -34,13 +36,7 @@ bool sendAll(int fd, const char* bytes, std::size_t length) {
 }  // namespace
 
 SplittingRelay::SplittingRelay(int serverPort) : serverPort_(serverPort) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address = loopback(0);
-    ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    ::listen(listener_, 4);
-    socklen_t length = sizeof address;
-    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
+    listener_ = listenOnLoopback(port_);
     (void)!::pipe2(stopPipe_, O_CLOEXEC);
     // One client: the first connection is relayed until either end closes or the relay is destroyed.
     thread_ = std::thread([this] {
