@@ -174,8 +174,11 @@ void App::close() { server_->close(); }
 void App::defer(Task task) { loop_->defer(std::move(task)); }
 
 std::size_t App::connectionCount() const noexcept {
-    ServerExtension* extension = server_->extension();
-    return server_->connections().size() + (extension != nullptr ? extension->connectionCount() : 0);
+    std::size_t count = server_->connections().size();
+    for (ServerExtensionKind kind : {ServerExtensionKind::WebSockets, ServerExtensionKind::StaticFiles}) {
+        if (ServerExtension* extension = server_->extension(kind)) count += extension->connectionCount();
+    }
+    return count;
 }
 
 int App::localPort(const ListenSocket* listenSocket) noexcept {

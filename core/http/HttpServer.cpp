@@ -20,17 +20,86 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
 HttpServer::~HttpServer() {
     loop_.cancelFlush(*this);
     close();
-    extension_.reset();
+    for (auto& extension : extensions_)
+        extension.reset();
+}
+
+Router::HandlerId HttpServer::storeHandler(App::Handler handler, bool leading) {
+    auto id = static_cast<Router::HandlerId>(handlers_.size());
+    handlers_.push_back(RouteHandler{std::move(handler), RouteHandler::kNone, leading});
+    return id;
 }
 
 bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
     if (isDispatching()) return false;
-    auto id = static_cast<Router::HandlerId>(handlers_.size());
-    if (!selectedRoutes_->router.add(method, pattern, id)) return false;
-    handlers_.push_back(std::move(handler));
+    Router& router = selectedRoutes_->router;
+    Router::HandlerId existing;
+    if (router.find(method, pattern, existing) && handlers_[existing].leading) {
+        // Behind the leading routes: the app's route there is replaced in place, or added after the last of them.
+        Router::HandlerId last = existing;
+        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
+            last = handlers_[last].next;
+        }
+        if (handlers_[last].next != RouteHandler::kNone) {
+            handlers_[handlers_[last].next].handler = std::move(handler);
+        } else {
+            handlers_[last].next = storeHandler(std::move(handler), false);
+        }
+        return true;
+    }
+    const Router::HandlerId id = storeHandler(std::move(handler), false);
+    if (!router.add(method, pattern, id)) {
+        handlers_.pop_back();
+        return false;
+    }
     if (method == "HEAD") selectedRoutes_->hasHeadRoutes = true;
     if (method == kWebSocketRouteMethod) selectedRoutes_->hasWebSocketRoutes = true;
     return true;
+}
+
+bool HttpServer::addLeadingRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
+    if (isDispatching()) return false;
+    Router& router = selectedRoutes_->router;
+    Router::HandlerId existing;
+    if (router.find(method, pattern, existing)) {
+        if (!handlers_[existing].leading) {
+            // The app's route was there first: it now follows.
+            const Router::HandlerId id = storeHandler(std::move(handler), true);
+            handlers_[id].next = existing;
+            if (!router.add(method, pattern, id)) return false;
+            return true;
+        }
+        Router::HandlerId last = existing;
+        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
+            last = handlers_[last].next;
+        }
+        const Router::HandlerId id = storeHandler(std::move(handler), true);
+        handlers_[id].next = handlers_[last].next;
+        handlers_[last].next = id;
+        return true;
+    }
+    const Router::HandlerId id = storeHandler(std::move(handler), true);
+    if (!router.add(method, pattern, id)) {
+        handlers_.pop_back();
+        return false;
+    }
+    return true;
+}
+
+bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) {
+    if (isDispatching()) return false;
+    Router& router = selectedRoutes_->router;
+    Router::HandlerId existing;
+    if (router.find(method, pattern, existing) && handlers_[existing].leading) {
+        Router::HandlerId last = existing;
+        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
+            last = handlers_[last].next;
+        }
+        if (handlers_[last].next == RouteHandler::kNone) return false;
+        handlers_[last].next = RouteHandler::kNone;
+        return true;
+    }
+    return router.remove(method, pattern);
 }
 
 void HttpServer::selectDomain(std::string_view pattern) {
@@ -64,11 +133,6 @@ HttpServer::RouteTable& HttpServer::routesFor(HttpResponse& response) noexcept {
     const TlsSession* tls = static_cast<HttpConnection&>(response).tlsSession();
     if (tls == nullptr || tls->serverNameData() == nullptr) return routes_;
     return *static_cast<RouteTable*>(tls->serverNameData());
-}
-
-bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) {
-    if (isDispatching()) return false;
-    return selectedRoutes_->router.remove(method, pattern);
 }
 
 ListenSocket* HttpServer::listen(const ListenOptions& options, int& error) {
@@ -115,17 +179,23 @@ void HttpServer::close() noexcept {
     closeListenSockets();
     threads_.closeInbox();
     connections_.closeAll();
-    if (extension_) extension_->close();
+    for (auto& extension : extensions_) {
+        if (extension) extension->close();
+    }
 }
 
 bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     HttpRequest request(head, queryScratch_.get(), kQueryScratchBytes);
     auto tryHandler = [&](const RouteMatch& match) {
         request.setMatch(&match);
-        request.setYield(false);
-        handlers_[match.handlerId()](&response, &request);
-        // A handler that answered, or closed the connection, has taken the request even if it set yield.
-        return !request.getYield() || response.hasResponded();
+        // Behind a leading route, the routes of the same method and pattern run in turn while each yields.
+        for (Router::HandlerId id = match.handlerId(); id != RouteHandler::kNone; id = handlers_[id].next) {
+            request.setYield(false);
+            handlers_[id].handler(&response, &request);
+            // A handler that answered, or closed the connection, has taken the request even if it set yield.
+            if (!request.getYield() || response.hasResponded()) return true;
+        }
+        return false;
     };
     ++dispatchDepth_;
     std::string_view method = head.method;

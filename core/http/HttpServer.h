@@ -13,6 +13,7 @@
 
 #include <loopwire/App.h>
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <string>
@@ -24,13 +25,17 @@ namespace loopwire {
 class HttpConnection;
 struct RequestHead;
 
-// A layer built on the server that owns connections of its own (the WebSocket layer): the server owns it and
-// closes it with itself, without depending on it.
+// A layer built on the server (the WebSocket layer, static files): the server owns it and closes it with itself,
+// without depending on it. One of each kind per server.
+enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles };
+inline constexpr std::size_t kServerExtensionKinds = 2;
+
 class ServerExtension {
 public:
     virtual ~ServerExtension() = default;
-    // Closes every connection of the extension.
+    // Closes every connection (or transfer) of the extension.
     virtual void close() noexcept = 0;
+    // Connections the extension owns (not the HttpServer's).
     virtual std::size_t connectionCount() const noexcept = 0;
 };
 
@@ -53,9 +58,16 @@ public:
     const ServerOptions& options() const noexcept { return options_; }
     SocketGroup& connections() noexcept { return connections_; }
 
-    // Add to, and remove from, the routes selectDomain() chose (the server's own by default).
+    // Add to, and remove from, the routes selectDomain() chose (the server's own by default). A route added with
+    // the method and pattern of an existing one replaces it (Router::add), except a leading route's.
     bool addRoute(std::string_view method, std::string_view pattern, App::Handler handler);
     bool removeRoute(std::string_view method, std::string_view pattern);
+    // A route that a later route of the same method and pattern does not replace but follows: the later one runs
+    // when the leading one yields, as the next route would. For layers whose routes the app does not see (a static
+    // mount at "/*", whose misses go on to the app's own get("/*")). Several leading routes of one method and pattern
+    // run in the order they were added, before the app's. removeRoute() on such a method and pattern removes the
+    // app's route behind them, never a leading one.
+    bool addLeadingRoute(std::string_view method, std::string_view pattern, App::Handler handler);
 
     // Routes per server name (SSLApp, App::domain): from now on addRoute and removeRoute work on the routes of
     // the server-name pattern given (created empty on first use), or on the server's own for an empty pattern.
@@ -102,9 +114,13 @@ public:
     // plain HTTP in place of HTTPS.
     void refuseConnections() noexcept { refusingConnections_ = true; }
 
-    // The extension, created by its layer on first use (null until then).
-    ServerExtension* extension() const noexcept { return extension_.get(); }
-    void setExtension(std::unique_ptr<ServerExtension> extension) noexcept { extension_ = std::move(extension); }
+    // The extension of a kind, created by its layer on first use (null until then).
+    ServerExtension* extension(ServerExtensionKind kind) const noexcept {
+        return extensions_[static_cast<std::size_t>(kind)].get();
+    }
+    void setExtension(ServerExtensionKind kind, std::unique_ptr<ServerExtension> extension) noexcept {
+        extensions_[static_cast<std::size_t>(kind)] = std::move(extension);
+    }
 
     // Threads (ServerThreads): this server's inbox, for acceptors on other threads, and its own children.
     ServerThreads& threads() noexcept { return threads_; }
@@ -147,8 +163,16 @@ private:
     RouteTable routes_;
     std::vector<std::unique_ptr<RouteTable>> domainRoutes_;
     RouteTable* selectedRoutes_ = &routes_;
+    // A route's handler, and the route that runs when it yields, behind a leading route.
+    struct RouteHandler {
+        static constexpr Router::HandlerId kNone = ~Router::HandlerId{0};
+        App::Handler handler;
+        Router::HandlerId next = kNone;
+        bool leading = false;
+    };
+    Router::HandlerId storeHandler(App::Handler handler, bool leading);
     // A deque, so that the address of a handler stays put while routes are added.
-    std::deque<App::Handler> handlers_;
+    std::deque<RouteHandler> handlers_;
     std::vector<std::unique_ptr<ListenSocket>> listeners_;
     ServerThreads threads_{*this};
     std::unique_ptr<char[]> queryScratch_;
@@ -163,7 +187,7 @@ private:
     std::unique_ptr<TlsContext> tls_;
     bool refusingConnections_ = false;
     // Declared last: destroyed first, while the loop and the routes still exist.
-    std::unique_ptr<ServerExtension> extension_;
+    std::array<std::unique_ptr<ServerExtension>, kServerExtensionKinds> extensions_;
 };
 
 }  // namespace loopwire

@@ -326,6 +326,21 @@ bool Router::add(std::string_view method, std::string_view pattern, HandlerId id
     return true;
 }
 
+bool Router::find(std::string_view method, std::string_view pattern, HandlerId& id) const {
+    std::vector<PatternSegment> segments;
+    if (method.empty() || !parsePattern(pattern, segments)) return false;
+    const Tree* tree = method == kAnyMethod ? anyTree_.get() : findTree(method);
+    if (!tree) return false;
+    const Node* node = &tree->root;
+    for (const PatternSegment& segment : segments) {
+        node = node->find(segment);
+        if (!node) return false;
+    }
+    if (!node->hasRoute) return false;
+    id = node->id;
+    return true;
+}
+
 bool Router::remove(std::string_view method, std::string_view pattern) {
     LW_CHECK(!dispatching_);
     std::vector<PatternSegment> segments;

@@ -68,6 +68,10 @@ public:
     // there was one. May allocate.
     bool remove(std::string_view method, std::string_view pattern);
 
+    // The handler id of the route with this method and pattern (parameter names ignored, as in add), or false.
+    // May allocate.
+    bool find(std::string_view method, std::string_view pattern, HandlerId& id) const;
+
     // Tries every route that matches, in priority order, calling tryHandler(const RouteMatch&) -> bool for
     // each until one returns true (handled). Returns whether one did; false means 404. tryHandler may not add
     // or remove routes, nor dispatch on this router again (the match it receives lives in the router and is

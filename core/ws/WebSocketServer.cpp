@@ -54,8 +54,9 @@ WebSocketServer::~WebSocketServer() {
 }
 
 WebSocketServer& WebSocketServer::of(HttpServer& http) {
-    if (http.extension() == nullptr) http.setExtension(std::make_unique<WebSocketServer>(http));
-    return static_cast<WebSocketServer&>(*http.extension());
+    if (http.extension(ServerExtensionKind::WebSockets) == nullptr)
+        http.setExtension(ServerExtensionKind::WebSockets, std::make_unique<WebSocketServer>(http));
+    return static_cast<WebSocketServer&>(*http.extension(ServerExtensionKind::WebSockets));
 }
 
 WebSocketContext& WebSocketServer::addContext(std::unique_ptr<WebSocketContext> context) {

@@ -8,6 +8,7 @@
 #include "../integration/TestClient.h"
 #include "../integration/RedisServer.h"
 #include "../integration/SplittingRelay.h"
+#include "../integration/TemporaryFolder.h"
 #include "../integration/TestServer.h"
 #include "pubsub/TopicTree.h"
 
@@ -225,6 +226,67 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
         server.runOnLoop([](App&) {});
         const std::size_t allocations = window.allocations();
         EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << kMeasuredRequests << " requests";
+    }
+}
+
+// Static files (App::serveStatic, issue 44): a cached file, a 304, a range of a cached file, several ranges, and a
+// file too large for the cache, streamed from its descriptor, allocate nothing per request once warm.
+TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
+    TemporaryFolder folder;
+    folder.write("one.txt", std::string(1024, 's'));
+    folder.write("large.bin", std::string(300 * 1024, 'l'));
+    ServerOptions options;
+    options.backend = GetParam();
+    TestServer server(options, [&folder](App& app) {
+        tCountAllocations = true;
+        app.serveStatic("/files", folder.path());
+    });
+    std::string etag;
+    {
+        TestClient client(server.port());
+        client.send("GET /files/one.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+        auto response = client.readResponse();
+        ASSERT_TRUE(response);
+        ASSERT_EQ(response->status, 200);
+        etag = response->header("etag");
+    }
+    struct StaticScenario {
+        const char* name;
+        std::string request;
+        int expectedStatus;
+        int measured;
+    };
+    const StaticScenario scenarios[] = {
+        {"cached-1kb-file", "GET /files/one.txt HTTP/1.1\r\nHost: x\r\n\r\n", 200, kMeasuredRequests},
+        {"304-if-none-match", "GET /files/one.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: " + etag + "\r\n\r\n", 304,
+         kMeasuredRequests},
+        {"one-range-of-a-cached-file", "GET /files/one.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\n\r\n", 206,
+         kMeasuredRequests},
+        {"multipart-ranges-of-a-cached-file",
+         "GET /files/one.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9,500-509,1000-1009\r\n\r\n", 206,
+         kMeasuredRequests},
+        {"head-of-a-streamed-file", "HEAD /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, kMeasuredRequests},
+        {"streamed-300kb-file", "GET /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, 300},
+    };
+    for (const StaticScenario& scenario : scenarios) {
+        SCOPED_TRACE(scenario.name);
+        const bool head = scenario.request.starts_with("HEAD");
+        TestClient client(server.port());
+        client.send(scenario.request);
+        auto first = client.readResponse(head);
+        ASSERT_TRUE(first);
+        ASSERT_EQ(first->status, scenario.expectedStatus);
+        std::size_t responseBytes = first->statusLine.size() + 2 + first->body.size() + 2;
+        for (const auto& [name, value] : first->headers)
+            responseBytes += name.size() + 2 + value.size() + 2;
+        const Scenario each{scenario.name, scenario.request, 1};
+        drive(client, each, responseBytes, std::min(kWarmupRequests, scenario.measured));
+        server.runOnLoop([](App&) {});
+        MeasuredWindow window;
+        drive(client, each, responseBytes, scenario.measured);
+        server.runOnLoop([](App&) {});
+        const std::size_t allocations = window.allocations();
+        EXPECT_EQ(allocations, 0u) << allocations << " allocations in " << scenario.measured << " requests";
     }
 }
 

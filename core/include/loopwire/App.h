@@ -22,6 +22,7 @@
 #include <loopwire/ProxyProtocol.h>
 #include <loopwire/PubSubOptions.h>
 #include <loopwire/SocketContextOptions.h>
+#include <loopwire/StaticFileOptions.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
 
@@ -113,6 +114,18 @@ public:
     bool addRoute(std::string_view method, std::string_view pattern, Handler handler);
     // Removes a route added with this method ("GET", or "*" for any) and pattern. Returns whether it existed.
     bool removeRoute(std::string_view method, std::string_view pattern);
+
+    // Static files (docs/static-files.md; app.static in JavaScript, where static is not a reserved word): GET and
+    // HEAD of urlPrefix/relPath serve rootDirectory/relPath, in the core: conditional requests, ranges, a bounded
+    // in-memory cache of small files, never a file outside the root (symbolic links included) nor, by default, a
+    // dotfile. urlPrefix is a path ("/", "/assets"; a trailing slash is ignored); a folder named without its
+    // trailing slash gets 301, with it its index file. Other methods get 405. The routes are added like get()'s, at
+    // the App's current domain(). tryServeStatic returns false, with error saying why and nothing added, when the
+    // folder cannot be opened, urlPrefix is not a plain path, or an option is not usable; serveStatic prints that to
+    // stderr. Allocates (set-up time); serving a cached file, a 304 or a streamed file allocates nothing.
+    bool tryServeStatic(std::string_view urlPrefix, std::string_view rootDirectory, const StaticFileOptions& options,
+                        std::string& error);
+    App& serveStatic(std::string_view urlPrefix, std::string_view rootDirectory, const StaticFileOptions& options = {});
 
     // A WebSocket route: a GET route on pattern that upgrades the requests asking for a WebSocket, and yields
     // the others to the next route (see WebSocketContext for the handshake). A behaviour whose settings are out

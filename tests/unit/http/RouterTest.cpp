@@ -507,6 +507,26 @@ TEST(Router, RemoveOfAbsentRouteReturnsFalse) {
     EXPECT_EQ(route(router, "GET", "/w/x"), 2u);
 }
 
+TEST(Router, FindGivesTheHandlerOfExactlyThatMethodAndPattern) {
+    Router router;
+    ASSERT_TRUE(router.add("GET", "/u/:id/posts", 1));
+    ASSERT_TRUE(router.add(kAny, "/w/*", 2));
+    ASSERT_TRUE(router.add("GET", "/w/*", 3));
+    Router::HandlerId id = 0;
+    EXPECT_TRUE(router.find("GET", "/u/:other/posts", id));
+    EXPECT_EQ(id, 1u);
+    EXPECT_TRUE(router.find(kAny, "/w/*", id));
+    EXPECT_EQ(id, 2u);
+    EXPECT_TRUE(router.find("GET", "/w/*", id));
+    EXPECT_EQ(id, 3u);
+    EXPECT_FALSE(router.find("POST", "/w/*", id));
+    EXPECT_FALSE(router.find("GET", "/u/:id", id));
+    EXPECT_FALSE(router.find("GET", "/w", id));
+    EXPECT_FALSE(router.find("GET", "w/*", id));
+    ASSERT_TRUE(router.remove("GET", "/w/*"));
+    EXPECT_FALSE(router.find("GET", "/w/*", id));
+}
+
 TEST(Router, RemoveIgnoresParameterNames) {
     Router router;
     ASSERT_TRUE(router.add("GET", "/u/:id/posts", 1));

@@ -1,0 +1,40 @@
+// StaticFileOptions: how App::serveStatic serves a folder (app.static in JavaScript). docs/static-files.md has the
+// whole behaviour; each default below is the safe and usual one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopwire {
+
+// Files and folders whose name starts with '.' (.env, .git/): what a request for one gets. A first segment
+// ".well-known" (certificate challenges, RFC 8615) is always served.
+enum class DotfilePolicy : std::uint8_t {
+    Deny,   // 404, as if they did not exist (the default)
+    Allow,  // served like any other file
+};
+
+struct StaticFileOptions {
+    // Serves a folder's index file for a request that names the folder with a trailing slash (and answers 301 to
+    // the slashed URL without it); empty: folders are never served. Never a listing.
+    std::string index = "index.html";
+    DotfilePolicy dotfiles = DotfilePolicy::Deny;
+    // Cache-Control: public, max-age=<maxAgeSeconds>[, immutable] when either is set; none otherwise.
+    std::uint32_t maxAgeSeconds = 0;
+    bool immutable = false;
+    // Send the ETag and Last-Modified validators (and answer the conditional requests that use them).
+    bool etag = true;
+    bool lastModified = true;
+    // Bytes of files (and their compressed variants) this mount keeps in memory; 0 keeps none.
+    std::size_t cacheBytes = 64 * 1024 * 1024;
+    // Media types by extension ("md", "text/markdown; charset=utf-8") added to, or replacing, the built-in ones.
+    std::vector<std::pair<std::string, std::string>> mimeTypes;
+    // A request this mount has no file for goes on to the next matching route (a single-page app's fallback, a
+    // custom 404) instead of getting 404 here.
+    bool fallthrough = false;
+};
+
+}  // namespace loopwire

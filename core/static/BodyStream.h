@@ -1,0 +1,102 @@
+// BodyStream: the body of one file response that does not go out in one end() call: a file read as the socket
+// drains, or several ranges (multipart/byteranges) of a file or of cached bytes.
+//
+// The body is a fixed sequence of pieces (for multipart: each part's header, its bytes, and the closing
+// delimiter), so any body offset maps to a piece and a place in it. pump() sends from the response's write
+// offset on, through HttpResponse::tryEnd, until the connection takes no more (it runs again from onWritable) or
+// the body is complete; nothing is buffered here: what the connection did not take is produced again from the
+// offset. A file is read into the server's one scratch buffer just before it is sent, so a slow reader holds a
+// descriptor and a position, never a copy of the file.
+//
+// BodyStreamPool hands them out and takes them back, so that a response allocates nothing in the steady state.
+// A stream ends (and goes back to the pool) when the body is complete, the response is aborted, or the file
+// changed while it was being sent: then the connection is closed, so the client sees a body shorter than its
+// Content-Length instead of bytes from two versions of the file. Loop thread only.
+#pragma once
+
+#include "CachedFile.h"
+#include "static/ByteRanges.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace loopwire {
+class HttpResponse;
+}
+
+namespace loopwire::files {
+
+class BodyStreamPool;
+
+class BodyStream {
+public:
+    // Bytes read from a file per read(2): the scratch buffer's size.
+    static constexpr std::size_t kReadChunkBytes = 64 * 1024;
+    // A multipart boundary: what follows "--" in each delimiter.
+    static constexpr std::size_t kBoundaryBytes = 20;
+
+    // Streams ranges (one: its bytes; several: multipart/byteranges of contentType) of entry's representation,
+    // from entry's body when it holds the bytes, else from fd (taken: closed when the stream ends). The response
+    // head must be written already but not ended; start() computes the body's length (totalBytes()).
+    void start(HttpResponse& response, std::shared_ptr<CachedFile> entry, int fd, std::span<const ByteRange> ranges,
+               std::string_view boundary) noexcept;
+    std::uint64_t totalBytes() const noexcept { return totalBytes_; }
+
+    // The length of a multipart/byteranges body of these ranges, without starting anything (for HEAD).
+    static std::uint64_t multipartLength(std::span<const ByteRange> ranges, std::string_view contentType,
+                                         std::uint64_t representationLength, std::string_view boundary) noexcept;
+
+    // Sends what the connection takes now; true when the stream is over (complete or failed), false to run again
+    // at the next writable event. The stream may be back in the pool when this returns.
+    bool pump() noexcept;
+    // The response was aborted.
+    void abort() noexcept;
+
+private:
+    friend class BodyStreamPool;
+    explicit BodyStream(BodyStreamPool& pool) noexcept : pool_(pool) {}
+
+    // The bytes of the body from offset on (a view of at most kReadChunkBytes), or an empty view when the file could
+    // not be read as expected.
+    std::string_view produce(std::uint64_t offset) noexcept;
+    std::string_view readFile(std::uint64_t fileOffset, std::uint64_t length) noexcept;
+    // Whether the file still is the one the response describes.
+    bool fileUnchanged() const noexcept;
+    void finish() noexcept;
+
+    BodyStreamPool& pool_;
+    HttpResponse* response_ = nullptr;
+    std::shared_ptr<CachedFile> entry_;
+    int fd_ = -1;
+    std::array<ByteRange, ByteRanges::kMaxRangeSpecs> ranges_{};
+    std::size_t rangeCount_ = 0;
+    char boundary_[kBoundaryBytes] = {};
+    std::uint64_t totalBytes_ = 0;
+};
+
+// The streams of one App: each kept after its first use; and the scratch buffer files are read into.
+class BodyStreamPool {
+public:
+    BodyStreamPool();
+    ~BodyStreamPool();
+    BodyStreamPool(const BodyStreamPool&) = delete;
+    BodyStreamPool& operator=(const BodyStreamPool&) = delete;
+
+    // A stream that is not in use (allocates only when every stream made so far is in use).
+    BodyStream& acquire();
+    void release(BodyStream& stream) noexcept;
+    char* scratch() noexcept { return scratch_.get(); }
+    // Streams sending right now.
+    std::size_t active() const noexcept { return all_.size() - free_.size(); }
+
+private:
+    std::vector<std::unique_ptr<BodyStream>> all_;
+    std::vector<BodyStream*> free_;
+    std::unique_ptr<char[]> scratch_;
+};
+
+}  // namespace loopwire::files

@@ -1,0 +1,201 @@
+#include "FileResponder.h"
+
+#include "static/Preconditions.h"
+
+#include <loopwire/HttpRequest.h>
+#include <loopwire/HttpResponse.h>
+
+#include <unistd.h>
+
+namespace loopwire::files {
+
+namespace {
+
+// A Content-Range value: "bytes <first>-<last>/<length>" or "bytes */<length>".
+class ContentRange {
+public:
+    ContentRange(const ByteRange& range, std::uint64_t length) noexcept {
+        end_ = append("bytes ", text_);
+        end_ = appendDecimal(range.first, end_);
+        *end_++ = '-';
+        end_ = appendDecimal(range.last, end_);
+        *end_++ = '/';
+        end_ = appendDecimal(length, end_);
+    }
+    explicit ContentRange(std::uint64_t length) noexcept {
+        end_ = append("bytes */", text_);
+        end_ = appendDecimal(length, end_);
+    }
+    std::string_view text() const noexcept { return {text_, static_cast<std::size_t>(end_ - text_)}; }
+
+private:
+    static char* append(std::string_view part, char* out) noexcept {
+        for (char c : part)
+            *out++ = c;
+        return out;
+    }
+    static char* appendDecimal(std::uint64_t value, char* out) noexcept {
+        char digits[20];
+        char* at = digits + sizeof digits;
+        do {
+            *--at = static_cast<char>('0' + value % 10);
+            value /= 10;
+        } while (value != 0);
+        return append({at, static_cast<std::size_t>(digits + sizeof digits - at)}, out);
+    }
+
+    char text_[6 + 3 * 20 + 2];
+    char* end_;
+};
+
+void closeIfOpen(int fd) noexcept {
+    if (fd >= 0) ::close(fd);
+}
+
+}  // namespace
+
+RequestFields RequestFields::of(HttpRequest& request) noexcept {
+    RequestFields fields;
+    fields.head = request.getCaseSensitiveMethod() == "HEAD";
+    // One pass, matching on the first letter and the length before comparing: most requests carry none of these.
+    for (std::size_t i = 0, n = request.headerCount(); i < n; ++i) {
+        const HttpRequest::Header header = request.headerAt(i);
+        const std::string_view name = header.name;
+        if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r')) continue;
+        std::string_view* slot = nullptr;
+        if (name == "range") {
+            slot = &fields.range;
+        } else if (name == "if-match") {
+            slot = &fields.ifMatch;
+        } else if (name == "if-none-match") {
+            slot = &fields.ifNoneMatch;
+        } else if (name == "if-modified-since") {
+            slot = &fields.ifModifiedSince;
+        } else if (name == "if-unmodified-since") {
+            slot = &fields.ifUnmodifiedSince;
+        } else if (name == "if-range") {
+            slot = &fields.ifRange;
+        }
+        // The first of a repeated field counts, as HttpRequest::getHeader reads it.
+        if (slot != nullptr && slot->data() == nullptr) *slot = header.value;
+    }
+    return fields;
+}
+
+void FileResponder::writeValidators(HttpResponse& response, const CachedFile& entry,
+                                    const ResponsePolicy& policy) const {
+    if (policy.entityTag) response.writeHeader("ETag", entry.entityTagText());
+    if (policy.lastModified) response.writeHeader("Last-Modified", entry.lastModifiedText());
+    if (!policy.cacheControl.empty()) response.writeHeader("Cache-Control", policy.cacheControl);
+}
+
+void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
+                            const std::shared_ptr<CachedFile>& entry, int fd, const ResponsePolicy& policy,
+                            std::int64_t nowSeconds) const {
+    const CachedFile& file = *entry;
+    Validators current;
+    current.entityTag = policy.entityTag ? file.entityTagText() : std::string_view();
+    current.lastModified = file.identity.modifiedSeconds;
+    ConditionalFields conditions;
+    conditions.ifMatch = fields.ifMatch;
+    conditions.ifNoneMatch = fields.ifNoneMatch;
+    // Without a Last-Modified field the client has no date of ours to send back: its date conditions are ignored.
+    if (policy.lastModified) {
+        conditions.ifModifiedSince = fields.ifModifiedSince;
+        conditions.ifUnmodifiedSince = fields.ifUnmodifiedSince;
+    }
+
+    switch (Preconditions::evaluate(conditions, current, nowSeconds)) {
+        case PreconditionVerdict::NotModified:
+            closeIfOpen(fd);
+            response.writeStatus("304 Not Modified");
+            writeValidators(response, file, policy);
+            response.endWithoutBody();
+            return;
+        case PreconditionVerdict::PreconditionFailed:
+            closeIfOpen(fd);
+            response.writeStatus("412 Precondition Failed");
+            response.end();
+            return;
+        case PreconditionVerdict::Proceed:
+            break;
+    }
+
+    const std::uint64_t length = file.identity.size;
+    ByteRanges ranges;
+    RangeVerdict verdict = RangeVerdict::Ignored;
+    if (!fields.range.empty()) {
+        // Last-Modified is a strong validator only when the file had not changed for a second when it was read
+        // (RFC 9110 §8.8.2.2): a write within the same second would leave it unchanged.
+        const bool lastModifiedIsStrong = policy.lastModified && current.lastModified < nowSeconds;
+        if (Preconditions::rangeApplies(fields.ifRange, current, lastModifiedIsStrong, nowSeconds)) {
+            verdict = ranges.read(fields.range, length);
+        }
+    }
+
+    switch (verdict) {
+        case RangeVerdict::Unsatisfiable:
+            closeIfOpen(fd);
+            response.writeStatus("416 Range Not Satisfiable");
+            response.writeHeader("Content-Range", ContentRange(length).text());
+            writeValidators(response, file, policy);
+            response.end();
+            return;
+        case RangeVerdict::Satisfiable: {
+            response.writeStatus("206 Partial Content");
+            writeValidators(response, file, policy);
+            response.writeHeader("Accept-Ranges", "bytes");
+            if (ranges.ranges().size() == 1) {
+                response.writeHeader("Content-Type", file.contentType);
+                response.writeHeader("Content-Range", ContentRange(ranges.ranges()[0], length).text());
+            } else {
+                char type[64];
+                const std::string_view prefix = "multipart/byteranges; boundary=";
+                std::copy(prefix.begin(), prefix.end(), type);
+                std::copy(boundary_.begin(), boundary_.end(), type + prefix.size());
+                response.writeHeader("Content-Type", std::string_view(type, prefix.size() + boundary_.size()));
+            }
+            sendBody(response, fields, entry, fd, ranges.ranges());
+            return;
+        }
+        case RangeVerdict::Ignored:
+            break;
+    }
+
+    writeValidators(response, file, policy);
+    response.writeHeader("Accept-Ranges", "bytes");
+    response.writeHeader("Content-Type", file.contentType);
+    const ByteRange whole{0, length == 0 ? 0 : length - 1};
+    if (length == 0) {
+        closeIfOpen(fd);
+        response.end();
+        return;
+    }
+    sendBody(response, fields, entry, fd, {&whole, 1});
+}
+
+void FileResponder::sendBody(HttpResponse& response, const RequestFields& fields,
+                             const std::shared_ptr<CachedFile>& entry, int fd,
+                             std::span<const ByteRange> ranges) const {
+    const CachedFile& file = *entry;
+    if (fields.head) {
+        closeIfOpen(fd);
+        const std::uint64_t length =
+            ranges.size() == 1 ? ranges[0].length()
+                               : BodyStream::multipartLength(ranges, file.contentType, file.identity.size, boundary_);
+        response.endWithoutBody(length);
+        return;
+    }
+    if (ranges.size() == 1 && file.bodyInMemory && ranges[0].length() <= kMaxBodyInOneWriteBytes) {
+        closeIfOpen(fd);
+        response.end(std::string_view(file.body).substr(static_cast<std::size_t>(ranges[0].first),
+                                                        static_cast<std::size_t>(ranges[0].length())));
+        return;
+    }
+    BodyStream& stream = streams_.acquire();
+    stream.start(response, entry, file.bodyInMemory ? -1 : fd, ranges, boundary_);
+    if (file.bodyInMemory) closeIfOpen(fd);
+    stream.pump();
+}
+
+}  // namespace loopwire::files

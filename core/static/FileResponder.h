@@ -1,0 +1,69 @@
+// FileResponder: the answer to a GET or HEAD of one file, by RFC 9110: the preconditions (304, 412), the Range
+// field (206, multipart/byteranges, 416), and the body from memory or the file. Shared by static mounts
+// (App::serveStatic) and HttpResponse::sendFile.
+//
+// RequestFields are read from the request while its handler runs (views into it): respond() must be called
+// before the handler returns, or with fields whose views are still valid. Allocates nothing: a body that does not
+// go out in one end() call streams through a pooled BodyStream. Loop thread only.
+#pragma once
+
+#include "BodyStream.h"
+#include "CachedFile.h"
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace loopwire {
+class HttpRequest;
+class HttpResponse;
+}  // namespace loopwire
+
+namespace loopwire::files {
+
+// The request fields a file response depends on; an absent field is an empty view.
+struct RequestFields {
+    bool head = false;
+    std::string_view ifMatch;
+    std::string_view ifNoneMatch;
+    std::string_view ifModifiedSince;
+    std::string_view ifUnmodifiedSince;
+    std::string_view ifRange;
+    std::string_view range;
+
+    // Reads them in one pass over the request's fields.
+    static RequestFields of(HttpRequest& request) noexcept;
+};
+
+// What every response of a mount carries besides the file's own fields.
+struct ResponsePolicy {
+    std::string_view cacheControl;  // empty: no Cache-Control field
+    bool entityTag = true;
+    bool lastModified = true;
+};
+
+class FileResponder {
+public:
+    // A body up to this long, in memory, goes out in one end() call (copied into the connection's output); a longer
+    // one streams, so that a slow reader of a large cached file holds a reference, not a copy.
+    static constexpr std::size_t kMaxBodyInOneWriteBytes = 64 * 1024;
+
+    FileResponder(BodyStreamPool& streams, std::string_view boundary) noexcept
+        : streams_(streams), boundary_(boundary) {}
+
+    // Answers with entry (a File). fd: an open descriptor of the file that identity describes, taken (closed
+    // here, or by the stream), when the body is not in memory; -1 when it is, or when none is needed (HEAD).
+    // nowSeconds: the wall clock, for the strength of Last-Modified as an If-Range validator.
+    void respond(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry, int fd,
+                 const ResponsePolicy& policy, std::int64_t nowSeconds) const;
+
+private:
+    void writeValidators(HttpResponse& response, const CachedFile& entry, const ResponsePolicy& policy) const;
+    void sendBody(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry, int fd,
+                  std::span<const ByteRange> ranges) const;
+
+    BodyStreamPool& streams_;
+    std::string_view boundary_;
+};
+
+}  // namespace loopwire::files

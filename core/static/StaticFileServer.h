@@ -1,0 +1,48 @@
+// StaticFileServer: the static-file side of one App: its mounts (App::serveStatic), the pool of body streams they
+// share and the multipart boundary of its responses.
+//
+// Created by the first serveStatic() and owned by the HttpServer as its StaticFiles extension, so that it lives as
+// long as the routes that point at its mounts. It owns no connection: a stream belongs to the response it sends,
+// and closing the App aborts those responses, which ends their streams. Loop thread only.
+#pragma once
+
+#include "BodyStream.h"
+#include "StaticMount.h"
+#include "http/HttpServer.h"
+
+#include <loopwire/StaticFileOptions.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopwire::files {
+
+class StaticFileServer final : public ServerExtension {
+public:
+    explicit StaticFileServer(HttpServer& http);
+    ~StaticFileServer() override;
+
+    // The server of http, created on first use.
+    static StaticFileServer& of(HttpServer& http);
+
+    // Adds a mount (its routes are the caller's to add); returns it. Allocates (set-up time). Returns null, with
+    // error saying why, when the root cannot be opened or options are not usable.
+    StaticMount* addMount(std::string prefix, std::string_view rootDirectory, const StaticFileOptions& options,
+                          std::string& error);
+
+    void close() noexcept override {}
+    std::size_t connectionCount() const noexcept override { return 0; }
+
+    BodyStreamPool& streams() noexcept { return streams_; }
+    std::string_view boundary() const noexcept { return {boundary_, BodyStream::kBoundaryBytes}; }
+
+private:
+    HttpServer& http_;
+    BodyStreamPool streams_;
+    std::vector<std::unique_ptr<StaticMount>> mounts_;
+    char boundary_[BodyStream::kBoundaryBytes];
+};
+
+}  // namespace loopwire::files

@@ -1,0 +1,73 @@
+// StaticMount: one App::serveStatic(urlPrefix, rootDirectory, options): the route handler that maps
+// urlPrefix/relPath to rootDirectory/relPath, and what it keeps: the root, its media types, its cache.
+//
+// serve() runs in the core for every GET and HEAD under the prefix, with no call into JavaScript: the path is
+// decoded and checked once (RequestPath), looked up in the cache, checked against the file at most once per
+// kRevalidateIntervalMs, loaded on a miss, and answered by FileResponder. A path that is not safe gets 400 or 404;
+// one with no file 404, or, with options.fallthrough, goes on to the next route. Other methods get 405 with Allow
+// (or go on, with fallthrough). Allocates only when it loads or reloads an entry. Loop thread only.
+#pragma once
+
+#include "FileCache.h"
+#include "FileResponder.h"
+#include "FileRoot.h"
+#include "static/MimeTypes.h"
+
+#include <loopwire/StaticFileOptions.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace loopwire {
+class HttpRequest;
+class HttpResponse;
+class Loop;
+}  // namespace loopwire
+
+namespace loopwire::files {
+
+class StaticMount {
+public:
+    // A cached entry is compared with its file again once it is this old: a change to a file is served within
+    // this long (docs/static-files.md). 1 s, as h2o's file cache and nginx's open_file_cache_valid set short.
+    static constexpr std::uint64_t kRevalidateIntervalMs = 1000;
+    // Files up to this size are kept in memory (within the cache's bound); larger ones are read per response.
+    static constexpr std::uint64_t kMaxCachedFileBytes = 256 * 1024;
+    // Times a file that changed while it was being read into memory is read again before it is streamed instead.
+    static constexpr int kMaxLoadAttempts = 3;
+
+    StaticMount(Loop& loop, BodyStreamPool& streams, std::string_view boundary, std::string prefix, FileRoot root,
+                const StaticFileOptions& options, MimeTypes types);
+
+    // The GET route's handler (HEAD requests come to it too).
+    void serve(HttpResponse& response, HttpRequest& request);
+    // The handler of the other methods: 405 with Allow, or, with fallthrough, the next route. GET and HEAD, which
+    // reach it only after serve() yielded them, are yielded again.
+    void serveOtherMethod(HttpResponse& response, HttpRequest& request);
+
+    const std::string& prefix() const noexcept { return prefix_; }
+    FileCache& cache() noexcept { return cache_; }
+
+private:
+    enum class Found : std::uint8_t { Nothing, File, Directory };
+    // The fresh entry for path (decoded, relative), loaded or revalidated as needed; sets *fd to an open descriptor
+    // of the file when one was opened for the check (the caller owns it) and wantDescriptor is set.
+    std::shared_ptr<CachedFile> lookUp(std::string_view path, bool wantDescriptor, int* fd);
+    std::shared_ptr<CachedFile> load(std::string_view path, int fd, const struct stat& status);
+    void miss(HttpResponse& response, HttpRequest& request);
+    void redirectToDirectory(HttpResponse& response, std::string_view url, std::string_view query);
+
+    Loop& loop_;
+    std::string prefix_;
+    FileRoot root_;
+    StaticFileOptions options_;
+    MimeTypes types_;
+    FileCache cache_;
+    FileResponder responder_;
+    std::string cacheControl_;
+    ResponsePolicy policy_;
+};
+
+}  // namespace loopwire::files
