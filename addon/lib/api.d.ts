@@ -269,6 +269,15 @@ export interface TemplatedApp {
      * Replaces an earlier connection; app.close() ends it.
      */
     connectPubSub(url: string, options?: PubSubOptions): TemplatedApp;
+    /**
+     * Serves the folder rootDirectory under urlPrefix ("/", "/assets"), in native code with no JavaScript per request
+     * (docs/static-files.md): GET and HEAD, conditional requests (ETag, Last-Modified: 304, 412), ranges (206,
+     * multipart/byteranges, 416), a folder's index file, a cache of small files checked against the disk once a
+     * second; never a file outside the folder (symbolic links included) nor, by default, a dotfile. Other methods get
+     * 405. An app route of the same pattern added before or after runs when the folder has no file for a request
+     * (with fallthrough). A bad argument throws a TypeError or RangeError; a folder that cannot be opened an Error.
+     */
+    static(urlPrefix: string, rootDirectory: string, options?: StaticOptions): TemplatedApp;
     /** Ends the link to Redis (queued publishes are dropped); local pub/sub goes on. */
     disconnectPubSub(): TemplatedApp;
     /** The link's state and counters (state "closed" and zeros when not connected). */
@@ -312,6 +321,32 @@ export interface TemplatedApp {
      * from then on. ip is accepted for compatibility: the peer's address is read from the socket.
      */
     adoptSocket(fd: number, ip?: RecognizedString): TemplatedApp;
+}
+
+/** Options of app.static. */
+export interface StaticOptions {
+    /** The file a folder's URL with its trailing slash serves; false: none. Default "index.html". Never a listing. */
+    index?: string | false;
+    /** Files and folders whose name starts with ".": "deny" (404, the default) or "allow". /.well-known/ is served. */
+    dotfiles?: 'deny' | 'allow';
+    /**
+     * Cache-Control: public, max-age=<maxAge>[, immutable] when either is set; none by default. In seconds, the
+     * header's own unit (express.static's maxAge is in milliseconds).
+     */
+    maxAge?: number;
+    immutable?: boolean;
+    /** Send ETag and Last-Modified (and answer the conditional requests that use them). Default true. */
+    etag?: boolean;
+    lastModified?: boolean;
+    /** Bytes of small files kept in memory (files up to 256 KiB); 0 keeps none. Default 64 MiB. */
+    cacheBytes?: number;
+    /** Media types by extension ({ md: 'text/markdown; charset=utf-8' }), added to or replacing the built-in ones. */
+    mimeTypes?: Record<string, string>;
+    /**
+     * A request the folder has no file for goes on to the next matching route (an SPA's fallback, a custom 404)
+     * instead of getting 404. Default false.
+     */
+    fallthrough?: boolean;
 }
 
 /** Options of app.connectPubSub. Delays and intervals are in milliseconds. */

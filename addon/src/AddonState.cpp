@@ -255,6 +255,7 @@ void AddonState::endHandlerScope() {
 bool AddonState::callFromLoop(v8::Local<v8::Function> fn, int argc, v8::Local<v8::Value>* argv,
                               v8::Local<v8::Value>* result, Drain drain) {
     if (tearingDown_) return false;
+    countCallIntoJavaScript();
     // A call outside any batch (from JavaScript, or a task of its own) goes through node::MakeCallback, which
     // opens a callback scope on the stack and, when no JavaScript runs below, runs the queues as it returns.
     bool asTask = batch_ == nullptr;

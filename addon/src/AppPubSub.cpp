@@ -12,6 +12,7 @@
 #include "BytesArgument.h"
 #include "Errors.h"
 #include "NumberArgument.h"
+#include "OptionFields.h"
 
 #include <cmath>
 #include <cstdio>
@@ -33,10 +34,6 @@ v8::Local<v8::String> text(v8::Isolate* isolate, std::string_view value) {
         .ToLocalChecked();
 }
 
-bool getField(v8::Isolate* isolate, v8::Local<v8::Object> object, const char* name, v8::Local<v8::Value>& out) {
-    return object->Get(isolate->GetCurrentContext(), text(isolate, name)).ToLocal(&out);
-}
-
 // An Error with message and a `code` property, as the pub/sub callbacks and getHistory give them.
 v8::Local<v8::Object> errorWithCode(v8::Isolate* isolate, std::string_view message, std::string_view code) {
     v8::Local<v8::Object> error = v8::Exception::Error(text(isolate, message)).As<v8::Object>();
@@ -44,109 +41,26 @@ v8::Local<v8::Object> errorWithCode(v8::Isolate* isolate, std::string_view messa
     return error;
 }
 
-// Reads the integer option `name` (milliseconds or bytes) into target when it is given; false when it threw.
-template <typename T>
-bool readOptional(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, std::uint32_t min,
-                  std::uint32_t max, T& target) {
-    v8::Local<v8::Value> value;
-    if (!getField(isolate, options, name, value)) return false;
-    if (value->IsUndefined()) return true;
-    const std::string what = std::string("app.connectPubSub: options.") + name;
-    std::optional<std::uint32_t> read = readInteger(isolate, value, max, what.c_str());
-    if (!read) return false;
-    if (*read < min) {
-        throwRangeError(isolate, (what + " must be at least " + std::to_string(min)).c_str());
-        return false;
-    }
-    target = static_cast<T>(*read);
-    return true;
-}
-
-// Reads the string option `name` into target when it is given; false when it threw.
-bool readOptionalString(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, std::string& target) {
-    v8::Local<v8::Value> value;
-    if (!getField(isolate, options, name, value)) return false;
-    if (value->IsUndefined()) return true;
-    BytesArgument bytes;
-    if (!value->IsString() || !bytes.read(isolate, value)) {
-        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a string").c_str());
-        return false;
-    }
-    target.assign(bytes.view());
-    return true;
-}
-
-// Reads the boolean option `name` into target when it is given; false when it threw.
-bool readOptionalBoolean(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, bool& target) {
-    v8::Local<v8::Value> value;
-    if (!getField(isolate, options, name, value)) return false;
-    if (value->IsUndefined()) return true;
-    if (!value->IsBoolean()) {
-        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a boolean").c_str());
-        return false;
-    }
-    target = value->BooleanValue(isolate);
-    return true;
-}
-
-bool readCallback(v8::Isolate* isolate, v8::Local<v8::Object> options, const char* name, Handle<v8::Function>& out) {
-    v8::Local<v8::Value> value;
-    if (!getField(isolate, options, name, value)) return false;
-    if (value->IsUndefined() || value->IsNull()) {
-        out = {};
-        return true;
-    }
-    if (!value->IsFunction()) {
-        throwTypeError(isolate, (std::string("app.connectPubSub: options.") + name + " must be a function").c_str());
-        return false;
-    }
-    out = Handle<v8::Function>(isolate, value.As<v8::Function>());
-    return true;
-}
-
 // Reads options.history ({ size, ttlSeconds, topicPrefix }) into history when it is given; false when it threw.
-bool readHistoryOptions(v8::Isolate* isolate, v8::Local<v8::Object> options, PubSubHistoryOptions& history) {
+bool readHistoryOptions(OptionFields& options, PubSubHistoryOptions& history) {
+    v8::Isolate* isolate = options.isolate();
     v8::Local<v8::Value> value;
-    if (!getField(isolate, options, "history", value)) return false;
+    if (!options.get("history", value)) return false;
     if (value->IsUndefined()) return true;
     if (!value->IsObject() || value->IsFunction()) {
         throwTypeError(isolate, "app.connectPubSub: options.history must be an object");
         return false;
     }
-    v8::Local<v8::Object> object = value.As<v8::Object>();
+    OptionFields fields(isolate, value.As<v8::Object>(), "app.connectPubSub: options.history");
     v8::Local<v8::Value> size;
-    if (!getField(isolate, object, "size", size)) return false;
+    if (!fields.get("size", size)) return false;
     if (size->IsUndefined()) {
         throwTypeError(isolate, "app.connectPubSub: options.history.size must be a number");
         return false;
     }
-    std::optional<std::uint32_t> read =
-        readInteger(isolate, size, PubSubHistoryOptions::kMaxSize, "app.connectPubSub: options.history.size");
-    if (!read) return false;
-    if (*read < 1) {
-        throwRangeError(isolate, "app.connectPubSub: options.history.size must be at least 1");
-        return false;
-    }
-    history.size = *read;
-    v8::Local<v8::Value> ttl;
-    if (!getField(isolate, object, "ttlSeconds", ttl)) return false;
-    if (!ttl->IsUndefined()) {
-        read = readInteger(isolate, ttl, PubSubHistoryOptions::kMaxTtlSeconds,
-                           "app.connectPubSub: options.history.ttlSeconds");
-        if (!read) return false;
-        history.ttlSeconds = *read;
-    }
-    v8::Local<v8::Value> topicPrefix;
-    if (!getField(isolate, object, "topicPrefix", topicPrefix)) return false;
-    if (!topicPrefix->IsUndefined()) {
-        BytesArgument bytes;
-        if (!topicPrefix->IsString() || !bytes.read(isolate, topicPrefix)) {
-            throwTypeError(isolate, "app.connectPubSub: options.history.topicPrefix must be a string");
-            return false;
-        }
-        history.topicPrefix.assign(bytes.view());
-    }
-    return true;
+    return fields.readInteger("size", 1, PubSubHistoryOptions::kMaxSize, history.size) &&
+           fields.readInteger("ttlSeconds", 0, PubSubHistoryOptions::kMaxTtlSeconds, history.ttlSeconds) &&
+           fields.readString("topicPrefix", history.topicPrefix);
 }
 
 const char* kindName(PubSubEventKind kind) {
@@ -184,20 +98,20 @@ void AppWrap::connectPubSub(const Args& args) {
         if (!args[1]->IsObject() || args[1]->IsFunction()) {
             return throwTypeError(isolate, "app.connectPubSub: options must be an object");
         }
-        v8::Local<v8::Object> object = args[1].As<v8::Object>();
-        if (!readOptionalString(isolate, object, "prefix", options.prefix) ||
-            !readOptionalString(isolate, object, "tlsCaFile", options.tlsCaFile) ||
-            !readOptionalBoolean(isolate, object, "tlsVerify", options.tlsVerify) ||
-            !readOptionalBoolean(isolate, object, "sharded", options.sharded) ||
-            !readOptional(isolate, object, "maxQueuedBytes", 0, 0xFFFFFFFFu, options.maxQueuedBytes) ||
-            !readOptional(isolate, object, "reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||
-            !readOptional(isolate, object, "reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
-            !readOptional(isolate, object, "connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
-            !readOptional(isolate, object, "pingInterval", 1, kMaxOptionMs, options.pingIntervalMs) ||
-            !readHistoryOptions(isolate, object, options.history) || !readCallback(isolate, object, "ready", ready) ||
-            !readCallback(isolate, object, "error", error)) {
+        OptionFields fields(isolate, args[1].As<v8::Object>(), "app.connectPubSub: options");
+        std::uint32_t maxQueuedBytes = static_cast<std::uint32_t>(options.maxQueuedBytes);
+        if (!fields.readString("prefix", options.prefix) || !fields.readString("tlsCaFile", options.tlsCaFile) ||
+            !fields.readBoolean("tlsVerify", options.tlsVerify) || !fields.readBoolean("sharded", options.sharded) ||
+            !fields.readInteger("maxQueuedBytes", 0, 0xFFFFFFFFu, maxQueuedBytes) ||
+            !fields.readInteger("reconnectMinDelay", 1, kMaxOptionMs, options.reconnectMinDelayMs) ||
+            !fields.readInteger("reconnectMaxDelay", 1, kMaxOptionMs, options.reconnectMaxDelayMs) ||
+            !fields.readInteger("connectTimeout", 1, kMaxOptionMs, options.connectTimeoutMs) ||
+            !fields.readInteger("pingInterval", 1, kMaxOptionMs, options.pingIntervalMs) ||
+            !readHistoryOptions(fields, options.history) || !fields.readCallback("ready", ready) ||
+            !fields.readCallback("error", error)) {
             return;
         }
+        options.maxQueuedBytes = maxQueuedBytes;
         if (options.reconnectMaxDelayMs < options.reconnectMinDelayMs) {
             return throwRangeError(isolate,
                                    "app.connectPubSub: options.reconnectMaxDelay must not be below reconnectMinDelay");
@@ -260,10 +174,10 @@ void AppWrap::getHistory(const Args& args) {
         if (!args[1]->IsObject() || args[1]->IsFunction()) {
             return throwTypeError(isolate, "app.getHistory: since must be an object { epoch, offset }, or null");
         }
-        v8::Local<v8::Object> since = args[1].As<v8::Object>();
+        OptionFields since(isolate, args[1].As<v8::Object>(), "app.getHistory: since");
         v8::Local<v8::Value> epochValue;
         v8::Local<v8::Value> offsetValue;
-        if (!getField(isolate, since, "epoch", epochValue) || !getField(isolate, since, "offset", offsetValue)) return;
+        if (!since.get("epoch", epochValue) || !since.get("offset", offsetValue)) return;
         BytesArgument epochBytes;
         if (!epochValue->IsString() || !epochBytes.read(isolate, epochValue)) {
             return throwTypeError(isolate, "app.getHistory: since.epoch must be a string");

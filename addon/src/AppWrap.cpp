@@ -66,6 +66,7 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("addChildAppDescriptor", &addChildAppDescriptor)
         .method("removeChildAppDescriptor", &removeChildAppDescriptor)
         .method("adoptSocket", &adoptSocket)
+        .method("static", &serveStatic)
         .method("connectPubSub", &connectPubSub)
         .method("disconnectPubSub", &disconnectPubSub)
         .method("getPubSubStats", &getPubSubStats)

@@ -98,6 +98,8 @@ private:
     static void addChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void removeChildAppDescriptor(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void adoptSocket(const v8::FunctionCallbackInfo<v8::Value>& args);
+    // Static files (AppStaticFiles.cpp): app.static.
+    static void serveStatic(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Pub/sub across processes (AppPubSub.cpp): connectPubSub, disconnectPubSub, getPubSubStats, getHistory.
     static void connectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void disconnectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -42,6 +42,7 @@ void setNumber(v8::Local<v8::Context> context, v8::Local<v8::Object> object, con
 }
 
 // Takes nothing; returns {handlesCreated, handlesAlive, allocations, pendingResponses, lentStores, lentStoresMade,
+// callsIntoJavaScript,
 // directPointerFields (1 when res and req fields are stored without V8's setter, see PointerFields.h),
 // directStrings (1 when string arguments are read where V8 keeps them, see SequentialStrings.h)}.
 void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
@@ -55,6 +56,7 @@ void readCounters(const v8::FunctionCallbackInfo<v8::Value>& args) {
     setNumber(context, result, "pendingResponses", static_cast<double>(state.pending().inUse()));
     setNumber(context, result, "lentStores", static_cast<double>(store_owner_pool::slotsInUse()));
     setNumber(context, result, "lentStoresMade", static_cast<double>(values.lentStoresMade.load()));
+    setNumber(context, result, "callsIntoJavaScript", static_cast<double>(values.callsIntoJavaScript.load()));
     setNumber(context, result, "directPointerFields", PointerFields::isDirect() ? 1 : 0);
     setNumber(context, result, "directStrings", SequentialStrings::isDirect() ? 1 : 0);
     args.GetReturnValue().Set(result);

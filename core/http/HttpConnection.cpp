@@ -5,6 +5,7 @@
 #include "base/Check.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -529,22 +530,45 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
         }
         return {ok, false};
     }
-    if (!headersEnded_) {
-        if (closeConnection) keepAlive_ = false;
-        ensureStatus();
-        contentLengthResponse_ = true;
-        writeContentLength(totalSize);
-        writeHeadEnd({});
-    }
+    beginSizedBody(totalSize, closeConnection);
     // Bytes past totalSize would be read as the start of the next response: they are not sent.
     std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
     if (data.size() > room) data = data.substr(0, static_cast<std::size_t>(room));
     std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
+    return sizedBodyProgress(taken, data.size(), totalSize, closeConnection);
+}
+
+std::pair<bool, bool> HttpConnection::tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
+                                                     std::uint64_t totalSize, bool closeConnection) {
+    if (!responsePending_ || isClosed()) return {true, true};
+    if (chunkedResponse_) {
+        // A body begun in chunks cannot go on from the page cache: the caller reads the file (tryEnd) instead.
+        return {false, false};
+    }
+    beginSizedBody(totalSize, closeConnection);
+    std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
+    if (count > room) count = room;
+    const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(count, SIZE_MAX));
+    std::size_t taken = (headRequest_ || noBodyStatus_) ? wanted : trySendFile(fd, fileOffset, wanted);
+    return sizedBodyProgress(taken, wanted, totalSize, closeConnection);
+}
+
+inline void HttpConnection::beginSizedBody(std::uint64_t totalSize, bool closeConnection) {
+    if (headersEnded_) return;
+    if (closeConnection) keepAlive_ = false;
+    ensureStatus();
+    contentLengthResponse_ = true;
+    writeContentLength(totalSize);
+    writeHeadEnd({});
+}
+
+inline std::pair<bool, bool> HttpConnection::sizedBodyProgress(std::size_t taken, std::size_t wanted,
+                                                               std::uint64_t totalSize, bool closeConnection) {
     writeOffset_ += taken;
     if (taken > 0) writeDeadlineMs_ = 0;  // progress: the write timeout starts again
     // Over TLS the socket may take a group of bytes whose records the kernel did not take whole (they wait as
     // backpressure), so backpressure is told by what waits too, not only by what was taken.
-    bool ok = taken == data.size() && bufferedBytes() == 0;
+    bool ok = taken == wanted && bufferedBytes() == 0;
     if (writeOffset_ >= totalSize) {
         finishResponse(closeConnection);
         return {ok, true};

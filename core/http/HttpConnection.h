@@ -33,6 +33,7 @@ public:
     ~HttpConnection() override;
 
     // Inside the connection, these names mean the socket's operations, not the response API.
+    using Socket::canSendFile;
     using Socket::close;
     using Socket::cork;
     using Socket::write;
@@ -46,6 +47,9 @@ public:
     void endResponse(std::string_view body, bool closeConnection);
     void endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection);
     std::pair<bool, bool> tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection);
+    // canSendFile() must be true.
+    std::pair<bool, bool> tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count, std::uint64_t totalSize,
+                                         bool closeConnection);
     void closeNow();
     void pauseRequest();
     void resumeRequest();
@@ -116,6 +120,10 @@ private:
     void answerUnhandled(std::string_view cannedResponse);
     void startLingeringClose();
     void writeHeadEnd(std::string_view framing);
+    // A body of known length (tryEnd, tryEndFromFile): its head, once; then what the socket took of wanted bytes.
+    void beginSizedBody(std::uint64_t totalSize, bool closeConnection);
+    std::pair<bool, bool> sizedBodyProgress(std::size_t taken, std::size_t wanted, std::uint64_t totalSize,
+                                            bool closeConnection);
     void writeContentLength(std::uint64_t length);
     void ensureStatus();
     void armDeadline() noexcept;

@@ -81,6 +81,16 @@ std::pair<bool, bool> HttpResponse::tryEnd(std::string_view data, std::uint64_t 
     return result;
 }
 
+std::optional<std::pair<bool, bool>> HttpResponse::tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
+                                                                  std::uint64_t totalSize, bool closeConnection) {
+    HttpConnection& connection = connectionOf(this);
+    if (!connection.canSendFile()) return std::nullopt;
+    bool corkedHere = connection.beginCork();
+    auto result = connection.tryEndFromFile(fd, fileOffset, count, totalSize, closeConnection);
+    connection.endCork(corkedHere);
+    return result;
+}
+
 std::uint64_t HttpResponse::getWriteOffset() const noexcept { return connectionOf(this).writeOffset(); }
 
 HttpResponse* HttpResponse::onWritable(WritableHandler handler) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <optional>
 #include <poll.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -183,6 +184,45 @@ std::size_t Socket::tryWrite(std::string_view data) {
         return 0;
     }
     return taken - corked.size();
+}
+
+std::size_t Socket::trySendFile(int fileFd, std::uint64_t fileOffset, std::size_t count) {
+    LW_CHECK(canSendFile());
+    if (closed_ || broken_ || !backpressure_.empty() || count == 0) return 0;
+    if (isCorked() && loop_.corkedBytes() > 0) {
+        // The response head (or a multipart part's header) must go before the file's bytes: sent now, with
+        // MSG_MORE so that it shares a segment with the first of them rather than leaving as a small one.
+        const std::string_view corked(loop_.corkBuffer(), loop_.corkedBytes());
+        loop_.corkedBytes() = 0;
+        ssize_t sent;
+        do {
+            loop_.countSendCall();
+            sent = ::send(fd(), corked.data(), corked.size(), MSG_NOSIGNAL | MSG_MORE);
+        } while (sent < 0 && errno == EINTR);
+        if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            markBroken();
+            return 0;
+        }
+        const std::size_t taken = sent < 0 ? 0 : static_cast<std::size_t>(sent);
+        if (taken < corked.size()) {
+            backpressure_.append(corked.substr(taken));
+            updateWatch();
+            return 0;
+        }
+    }
+    // sendfile(2) moves at most 0x7ffff000 bytes a call.
+    constexpr std::size_t kMaxSendFileBytes = 0x7ffff000;
+    off_t offset = static_cast<off_t>(fileOffset);
+    ssize_t sent;
+    do {
+        loop_.countSendCall();
+        sent = ::sendfile(fd(), fileFd, &offset, std::min(count, kMaxSendFileBytes));
+    } while (sent < 0 && errno == EINTR);
+    if (sent >= 0) return static_cast<std::size_t>(sent);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    // EINVAL, EIO...: the file's side failed, not the connection; the caller ends the response.
+    if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN) markBroken();
+    return 0;
 }
 
 // Records once sealed cannot be taken back (each carries the next sequence number), so a TLS socket that must take

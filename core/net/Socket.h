@@ -102,6 +102,16 @@ public:
     // after the first group the kernel does not take whole: that group counts as taken, and the rest of its records
     // waits as backpressure (check bufferedBytes() afterwards).
     std::size_t tryWrite(std::string_view data);
+    // Whether trySendFile() can send on this socket: plain TCP (or a Unix socket) on a kernel descriptor; not TLS,
+    // whose records are made in user space, nor a MemoryStream.
+    bool canSendFile() const noexcept { return !tls_.isActive() && !inMemory_; }
+    // tryWrite() for count bytes of the file fileFd from fileOffset, which the kernel sends from the page cache
+    // (sendfile(2)) with no copy through user space. The corked bytes go first; when the kernel does not take them
+    // whole, they wait as backpressure and nothing of the file is taken. Returns the file's bytes taken (0 while
+    // backpressure is pending, or when the socket's buffer is full). A file that cannot be read (it shrank below
+    // fileOffset + count) takes what the kernel could read, possibly 0: the caller tells by the file's own state.
+    // canSendFile() must be true.
+    std::size_t trySendFile(int fileFd, std::uint64_t fileOffset, std::size_t count);
     std::size_t bufferedBytes() const noexcept { return backpressure_.size(); }
     // What the layer above wrote that waits in the backpressure buffer: its size on plain TCP; over TLS the
     // plaintext of the records waiting there (of a record partly sent, the same share of its plaintext), not the

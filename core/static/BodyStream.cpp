@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,76 +85,88 @@ void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry
         totalBytes_ = multipartLength({ranges_.data(), rangeCount_}, entry_->contentType, entry_->identity.size,
                                       {boundary_, kBoundaryBytes});
     }
+    sendFromPageCache_ = fd_ >= 0;
     response.onAborted([this] { abort(); });
     response.onWritable([this](std::uint64_t) { return pump(); });
 }
 
 bool BodyStream::pump() noexcept {
-    if (fd_ >= 0 && !fileUnchanged()) {
-        // Sending on would mix two versions of the file under one set of validators: cut the body short instead.
-        HttpResponse* response = response_;
-        finish();
-        response->close();
-        return true;
-    }
+    if (fd_ >= 0 && !fileUnchanged()) return cutShort();
     while (true) {
-        const std::uint64_t offset = response_->getWriteOffset();
-        const std::string_view bytes = produce(offset);
-        if (bytes.empty()) {
-            HttpResponse* response = response_;
+        const Piece piece = locate(response_->getWriteOffset());
+        std::pair<bool, bool> progress;
+        if (piece.fileBytes > 0 && sendFromPageCache_) {
+            std::optional<std::pair<bool, bool>> sent =
+                response_->tryEndFromFile(fd_, piece.fileOffset, piece.fileBytes, totalBytes_);
+            if (!sent) {
+                // This connection cannot (TLS): the file is read and written from here on.
+                sendFromPageCache_ = false;
+                continue;
+            }
+            progress = *sent;
+        } else {
+            const std::string_view bytes =
+                piece.fileBytes > 0 ? readFile(piece.fileOffset, piece.fileBytes) : piece.text;
+            if (bytes.empty()) return cutShort();
+            progress = response_->tryEnd(bytes, totalBytes_);
+        }
+        if (progress.second) {
             finish();
-            response->close();
             return true;
         }
-        auto [ok, done] = response_->tryEnd(bytes, totalBytes_);
-        if (done) {
-            finish();
-            return true;
-        }
-        if (!ok) return false;
+        if (!progress.first) return false;
     }
+}
+
+bool BodyStream::cutShort() noexcept {
+    // Sending on would mix two versions of the file under one set of validators, or the file could not be read:
+    // the client sees a body shorter than its Content-Length rather than a wrong one.
+    HttpResponse* response = response_;
+    finish();
+    response->close();
+    return true;
 }
 
 void BodyStream::abort() noexcept { finish(); }
 
-std::string_view BodyStream::produce(std::uint64_t offset) noexcept {
-    if (rangeCount_ == 1) {
-        const ByteRange& range = ranges_[0];
-        return readFile(range.first + offset, range.length() - offset);
-    }
+BodyStream::Piece BodyStream::locate(std::uint64_t offset) noexcept {
+    if (rangeCount_ == 1) return fileBytesAt(ranges_[0].first + offset, ranges_[0].length() - offset);
     const std::string_view boundary(boundary_, kBoundaryBytes);
-    char* scratch = pool_.scratch();
+    // Headers are made in the scratch buffer's tail, so that they never overlap a file read into its head.
+    char* text = pool_.scratch() + kReadChunkBytes;
     std::uint64_t pieceStart = 0;
     for (std::size_t i = 0; i < rangeCount_; ++i) {
         const ByteRange& range = ranges_[i];
-        // The header is made in the scratch buffer's tail, so that it never overlaps a file read into its head.
-        char* header = scratch + kReadChunkBytes;
         const std::size_t headerBytes =
-            formatPartHeader(header, range, entry_->contentType, entry_->identity.size, boundary);
+            formatPartHeader(text, range, entry_->contentType, entry_->identity.size, boundary);
         if (offset < pieceStart + headerBytes) {
-            const std::size_t skip = static_cast<std::size_t>(offset - pieceStart);
-            return {header + skip, headerBytes - skip};
+            const auto skip = static_cast<std::size_t>(offset - pieceStart);
+            return Piece{{text + skip, headerBytes - skip}, 0, 0};
         }
         pieceStart += headerBytes;
         if (offset < pieceStart + range.length()) {
             const std::uint64_t into = offset - pieceStart;
-            return readFile(range.first + into, range.length() - into);
+            return fileBytesAt(range.first + into, range.length() - into);
         }
         pieceStart += range.length();
     }
-    char* closing = scratch + kReadChunkBytes;
-    const std::size_t closingBytes = formatClosingDelimiter(closing, boundary);
-    if (offset >= pieceStart + closingBytes) return {};
-    const std::size_t skip = static_cast<std::size_t>(offset - pieceStart);
-    return {closing + skip, closingBytes - skip};
+    const std::size_t closingBytes = formatClosingDelimiter(text, boundary);
+    if (offset >= pieceStart + closingBytes) return Piece{};
+    const auto skip = static_cast<std::size_t>(offset - pieceStart);
+    return Piece{{text + skip, closingBytes - skip}, 0, 0};
+}
+
+BodyStream::Piece BodyStream::fileBytesAt(std::uint64_t fileOffset, std::uint64_t length) const noexcept {
+    if (entry_->bodyInMemory) {
+        if (fileOffset >= entry_->body.size()) return Piece{};
+        return Piece{std::string_view(entry_->body)
+                         .substr(static_cast<std::size_t>(fileOffset), static_cast<std::size_t>(length)),
+                     0, 0};
+    }
+    return Piece{{}, fileOffset, length};
 }
 
 std::string_view BodyStream::readFile(std::uint64_t fileOffset, std::uint64_t length) noexcept {
-    if (entry_->bodyInMemory) {
-        if (fileOffset >= entry_->body.size()) return {};
-        return std::string_view(entry_->body)
-            .substr(static_cast<std::size_t>(fileOffset), static_cast<std::size_t>(length));
-    }
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(length, kReadChunkBytes));
     char* into = pool_.scratch();
     std::size_t got = 0;

@@ -5,8 +5,9 @@
 // delimiter), so any body offset maps to a piece and a place in it. pump() sends from the response's write
 // offset on, through HttpResponse::tryEnd, until the connection takes no more (it runs again from onWritable) or
 // the body is complete; nothing is buffered here: what the connection did not take is produced again from the
-// offset. A file is read into the server's one scratch buffer just before it is sent, so a slow reader holds a
-// descriptor and a position, never a copy of the file.
+// offset. On plain TCP a file's bytes go from the page cache to the socket (sendfile(2), HttpResponse::tryEndFromFile);
+// elsewhere (TLS) they are read into the server's one scratch buffer just before they are sent. Either way a slow
+// reader holds a descriptor and a position, never a copy of the file.
 //
 // BodyStreamPool hands them out and takes them back, so that a response allocates nothing in the steady state.
 // A stream ends (and goes back to the pool) when the body is complete, the response is aborted, or the file
@@ -60,10 +61,20 @@ private:
     friend class BodyStreamPool;
     explicit BodyStream(BodyStreamPool& pool) noexcept : pool_(pool) {}
 
-    // The bytes of the body from offset on (a view of at most kReadChunkBytes), or an empty view when the file could
-    // not be read as expected.
-    std::string_view produce(std::uint64_t offset) noexcept;
+    // What the body holds from an offset on, up to the end of that piece: bytes in memory (a part's header, the
+    // closing delimiter, a cached file's bytes), or fileBytes of the file from fileOffset. Empty past the end.
+    struct Piece {
+        std::string_view text;
+        std::uint64_t fileOffset = 0;
+        std::uint64_t fileBytes = 0;
+    };
+    Piece locate(std::uint64_t offset) noexcept;
+    Piece fileBytesAt(std::uint64_t fileOffset, std::uint64_t length) const noexcept;
+    // Up to kReadChunkBytes of the file, read into the scratch buffer; empty when the file could not be read as
+    // expected (it shrank).
     std::string_view readFile(std::uint64_t fileOffset, std::uint64_t length) noexcept;
+    // Ends the stream and closes the connection before the body is complete.
+    bool cutShort() noexcept;
     // Whether the file still is the one the response describes.
     bool fileUnchanged() const noexcept;
     void finish() noexcept;
@@ -72,6 +83,8 @@ private:
     HttpResponse* response_ = nullptr;
     std::shared_ptr<CachedFile> entry_;
     int fd_ = -1;
+    // The file's bytes go by sendfile(2) until the connection says it cannot (TLS).
+    bool sendFromPageCache_ = false;
     std::array<ByteRange, ByteRanges::kMaxRangeSpecs> ranges_{};
     std::size_t rangeCount_ = 0;
     char boundary_[kBoundaryBytes] = {};

@@ -36,7 +36,10 @@ StaticMount* StaticFileServer::addMount(std::string prefix, std::string_view roo
     MimeTypes types;
     for (const auto& [extension, type] : options.mimeTypes) {
         if (!types.add(extension, type)) {
-            error = "static: mimeTypes: \"" + extension + "\" -> \"" + type + "\" is not an extension and a media type";
+            // The type is not repeated: it may hold the line breaks it is refused for.
+            error = "static: mimeTypes: \"" + extension +
+                    "\" and its type must be an extension and a media type (type/subtype; parameters), without "
+                    "control characters";
             return nullptr;
         }
     }

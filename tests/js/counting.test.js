@@ -68,6 +68,50 @@ test('a plain synchronous request creates no global handle and allocates nothing
   assert.deepEqual(delta, { handlesCreated: 0, handlesAlive: 0, allocations: 0, pendingResponses: 0 });
 });
 
+test('app.static serves a cached file, a 304 and a streamed file with no call into JavaScript, no handle and no allocation', async (t) => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-counting-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(root, 'small.txt'), 's'.repeat(1024));
+  fs.writeFileSync(path.join(root, 'large.bin'), Buffer.alloc(300 * 1024, 'l'));
+  const { port } = listen(t, (app) => app.static('/', root).get('/js', (res) => res.end('from JavaScript')), uWS);
+  const first = await fetch(`http://127.0.0.1:${port}/small.txt`);
+  const etag = first.headers.get('etag');
+  await first.text();
+  const requests = {
+    cached: 'GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n',
+    notModified: `GET /small.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\n\r\n`,
+    streamed: 'GET /large.bin HTTP/1.1\r\nHost: x\r\n\r\n',
+  };
+  for (const [name, request] of Object.entries(requests)) {
+    const client = await KeepAliveClient.open(port);
+    try {
+      for (let i = 0; i < WARM_UP; i++) assert.match(await client.request(request), /^HTTP\/1\.1 (200|304) /, name);
+      const before = counters();
+      for (let i = 0; i < 100; i++) assert.match(await client.request(request), /^HTTP\/1\.1 (200|304) /, name);
+      const after = counters();
+      assert.equal(after.callsIntoJavaScript - before.callsIntoJavaScript, 0, `${name}: calls into JavaScript`);
+      assert.equal(after.handlesCreated - before.handlesCreated, 0, `${name}: handles`);
+      assert.equal(after.allocations - before.allocations, 0, `${name}: allocations`);
+    } finally {
+      client.close();
+    }
+  }
+  // The counter counts: a route handled in JavaScript enters it once per request.
+  const delta = await measure(port, 'GET /js HTTP/1.1\r\nHost: x\r\n\r\n', 100);
+  assert.equal(delta.allocations, 0);
+  const before = counters().callsIntoJavaScript;
+  const client = await KeepAliveClient.open(port);
+  try {
+    for (let i = 0; i < 10; i++) await client.request('GET /js HTTP/1.1\r\nHost: x\r\n\r\n');
+  } finally {
+    client.close();
+  }
+  assert.ok(counters().callsIntoJavaScript - before >= 10);
+});
+
 test('a body string longer than the inline storage allocates nothing per request once the buffer is sized', async (t) => {
   // A cached page sent on every request (ASCII, copied as is) and a Latin-1 one (encoded to UTF-8): both go through
   // the thread's scratch buffer, which keeps its size between requests.

@@ -85,6 +85,13 @@ public:
     // never sent (they would be read as the next response): data is cut there. A stream that waits for
     // onWritable longer than ServerOptions::writeTimeoutMs (the peer stopped reading) is aborted.
     std::pair<bool, bool> tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection = false);
+    // tryEnd() for count bytes of the open file fd from fileOffset, sent by the kernel from the page cache with no
+    // copy through user space (sendfile(2)) where the connection allows it: plain TCP. Returns nullopt, having
+    // written nothing, where it does not (TLS): read the bytes and call tryEnd() then. Otherwise {ok, done} as
+    // tryEnd(): when !ok, call again from onWritable(offset) with what is left. fd stays the caller's; a file shorter
+    // than fileOffset + count sends fewer bytes (ok is false, and the caller should end the response).
+    std::optional<std::pair<bool, bool>> tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
+                                                        std::uint64_t totalSize, bool closeConnection = false);
     // Body bytes sent (or taken for sending) so far.
     std::uint64_t getWriteOffset() const noexcept;
 

@@ -152,5 +152,12 @@ withHistory.getHistory('room/1', { epoch: 'e', offset: 4 }, (error, result) => {
 });
 linked.disconnectPubSub();
 
+// Static files, with an SPA's fallback behind them.
+const site: TemplatedApp = App()
+  .static('/', './public', { maxAge: 3600, immutable: false, dotfiles: 'deny', fallthrough: true,
+                             mimeTypes: { md: 'text/markdown; charset=utf-8' }, index: false, cacheBytes: 1 << 20 })
+  .get('/*', (res) => { res.end('spa'); });
+void site;
+
 const viaDefault: uWS.TemplatedApp = uWS.App();
 viaDefault.close();
