@@ -335,6 +335,11 @@ export interface StaticOptions {
      */
     maxAge?: number;
     immutable?: boolean;
+    /**
+     * Serve file.br, file.zst or file.gz beside a file to the requests that accept that coding (Content-Encoding,
+     * Vary: Accept-Encoding, the variant's own ETag); variants up to 256 KiB, never to a Range request. Default true.
+     */
+    precompressed?: boolean;
     /** Send ETag and Last-Modified (and answer the conditional requests that use them). Default true. */
     etag?: boolean;
     lastModified?: boolean;

@@ -101,7 +101,8 @@ void AppWrap::serveStatic(const v8::FunctionCallbackInfo<v8::Value>& args) {
         std::uint64_t cacheBytes = options.cacheBytes;
         if (!readIndex(fields, options.index) || !readDotfiles(fields, options.dotfiles) ||
             !fields.readInteger("maxAge", 0, 0x7FFFFFFFu, options.maxAgeSeconds) ||
-            !fields.readBoolean("immutable", options.immutable) || !fields.readBoolean("etag", options.etag) ||
+            !fields.readBoolean("immutable", options.immutable) ||
+            !fields.readBoolean("precompressed", options.precompressed) || !fields.readBoolean("etag", options.etag) ||
             !fields.readBoolean("lastModified", options.lastModified) || !fields.readSize("cacheBytes", cacheBytes) ||
             !readMimeTypes(fields, options.mimeTypes) || !fields.readBoolean("fallthrough", options.fallthrough)) {
             return;

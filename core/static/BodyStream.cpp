@@ -70,10 +70,11 @@ std::uint64_t BodyStream::multipartLength(std::span<const ByteRange> ranges, std
     return total;
 }
 
-void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry, int fd,
-                       std::span<const ByteRange> ranges, std::string_view boundary) noexcept {
+void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry, const Representation& representation,
+                       int fd, std::span<const ByteRange> ranges, std::string_view boundary) noexcept {
     response_ = &response;
     entry_ = std::move(entry);
+    representation_ = representation;
     fd_ = fd;
     rangeCount_ = std::min(ranges.size(), ranges_.size());
     std::copy_n(ranges.begin(), rangeCount_, ranges_.begin());
@@ -82,8 +83,8 @@ void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry
     if (rangeCount_ == 1) {
         totalBytes_ = ranges_[0].length();
     } else {
-        totalBytes_ = multipartLength({ranges_.data(), rangeCount_}, entry_->contentType, entry_->identity.size,
-                                      {boundary_, kBoundaryBytes});
+        totalBytes_ = multipartLength({ranges_.data(), rangeCount_}, representation_.contentType,
+                                      representation_.length, {boundary_, kBoundaryBytes});
     }
     sendFromPageCache_ = fd_ >= 0;
     response.onAborted([this] { abort(); });
@@ -138,7 +139,7 @@ BodyStream::Piece BodyStream::locate(std::uint64_t offset) noexcept {
     for (std::size_t i = 0; i < rangeCount_; ++i) {
         const ByteRange& range = ranges_[i];
         const std::size_t headerBytes =
-            formatPartHeader(text, range, entry_->contentType, entry_->identity.size, boundary);
+            formatPartHeader(text, range, representation_.contentType, representation_.length, boundary);
         if (offset < pieceStart + headerBytes) {
             const auto skip = static_cast<std::size_t>(offset - pieceStart);
             return Piece{{text + skip, headerBytes - skip}, 0, 0};
@@ -157,11 +158,10 @@ BodyStream::Piece BodyStream::locate(std::uint64_t offset) noexcept {
 }
 
 BodyStream::Piece BodyStream::fileBytesAt(std::uint64_t fileOffset, std::uint64_t length) const noexcept {
-    if (entry_->bodyInMemory) {
-        if (fileOffset >= entry_->body.size()) return Piece{};
-        return Piece{std::string_view(entry_->body)
-                         .substr(static_cast<std::size_t>(fileOffset), static_cast<std::size_t>(length)),
-                     0, 0};
+    if (representation_.inMemory) {
+        if (fileOffset >= representation_.body.size()) return Piece{};
+        return Piece{
+            representation_.body.substr(static_cast<std::size_t>(fileOffset), static_cast<std::size_t>(length)), 0, 0};
     }
     return Piece{{}, fileOffset, length};
 }
@@ -182,12 +182,13 @@ std::string_view BodyStream::readFile(std::uint64_t fileOffset, std::uint64_t le
 
 bool BodyStream::fileUnchanged() const noexcept {
     struct stat status;
-    return ::fstat(fd_, &status) == 0 && FileIdentity::of(status) == entry_->identity;
+    return ::fstat(fd_, &status) == 0 && FileIdentity::of(status) == *representation_.identity;
 }
 
 void BodyStream::finish() noexcept {
     if (response_ == nullptr) return;
     response_ = nullptr;
+    representation_ = {};
     entry_.reset();
     if (fd_ >= 0) {
         ::close(fd_);

@@ -40,11 +40,12 @@ public:
     // A multipart boundary: what follows "--" in each delimiter.
     static constexpr std::size_t kBoundaryBytes = 20;
 
-    // Streams ranges (one: its bytes; several: multipart/byteranges of contentType) of entry's representation,
-    // from entry's body when it holds the bytes, else from fd (taken: closed when the stream ends). The response
-    // head must be written already but not ended; start() computes the body's length (totalBytes()).
-    void start(HttpResponse& response, std::shared_ptr<CachedFile> entry, int fd, std::span<const ByteRange> ranges,
-               std::string_view boundary) noexcept;
+    // Streams ranges (one: its bytes; several: multipart/byteranges) of representation, a view into entry (held
+    // until the stream ends): from its bytes when they are in memory, else from fd (taken: closed when the stream
+    // ends), which must be the file representation.identity describes. The response head must be written already but
+    // not ended; start() computes the body's length (totalBytes()).
+    void start(HttpResponse& response, std::shared_ptr<CachedFile> entry, const Representation& representation, int fd,
+               std::span<const ByteRange> ranges, std::string_view boundary) noexcept;
     std::uint64_t totalBytes() const noexcept { return totalBytes_; }
 
     // The length of a multipart/byteranges body of these ranges, without starting anything (for HEAD).
@@ -81,7 +82,8 @@ private:
 
     BodyStreamPool& pool_;
     HttpResponse* response_ = nullptr;
-    std::shared_ptr<CachedFile> entry_;
+    std::shared_ptr<CachedFile> entry_;  // keeps representation_'s views valid
+    Representation representation_;
     int fd_ = -1;
     // The file's bytes go by sendfile(2) until the connection says it cannot (TLS).
     bool sendFromPageCache_ = false;

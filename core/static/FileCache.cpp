@@ -13,6 +13,8 @@ const std::shared_ptr<CachedFile>* FileCache::find(std::string_view key) noexcep
 
 void FileCache::insert(const std::shared_ptr<CachedFile>& entry) {
     erase(entry->key);
+    // Making room for an entry that cannot fit even alone would empty the cache and then drop the entry too.
+    if (entry->chargedBytes() > maxBytes_) return;
     order_.push_front(entry);
     try {
         byKey_.emplace(std::string_view(entry->key), order_.begin());

@@ -3,8 +3,8 @@
 //
 // find() marks an entry used and allocates nothing (the hot path: a cached file, a 304). insert() allocates (a map
 // node and a list node) and evicts least recently used entries until the total is within maxBytes again; an entry
-// larger than the bound on its own is not kept. An evicted entry lives on for as long as a response holds it.
-// Loop thread only.
+// larger than the bound on its own is not kept, and evicts nothing. An evicted entry lives on for as long as a
+// response holds it. Loop thread only.
 #pragma once
 
 #include "CachedFile.h"
@@ -23,8 +23,8 @@ public:
 
     // The entry for key, or null.
     const std::shared_ptr<CachedFile>* find(std::string_view key) noexcept;
-    // Adds entry (replacing one with the same key) and returns it; it may be evicted at once when it alone is larger
-    // than the bound (the caller still holds it).
+    // Adds entry, replacing one with the same key. An entry larger than the bound on its own only removes the one it
+    // replaces and is not kept (the caller still holds it).
     void insert(const std::shared_ptr<CachedFile>& entry);
     void erase(std::string_view key) noexcept;
     void clear() noexcept;

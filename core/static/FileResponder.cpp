@@ -61,7 +61,7 @@ RequestFields RequestFields::of(HttpRequest& request) noexcept {
     for (std::size_t i = 0, n = request.headerCount(); i < n; ++i) {
         const HttpRequest::Header header = request.headerAt(i);
         const std::string_view name = header.name;
-        if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r')) continue;
+        if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r' && name[0] != 'a')) continue;
         std::string_view* slot = nullptr;
         if (name == "range") {
             slot = &fields.range;
@@ -75,6 +75,9 @@ RequestFields RequestFields::of(HttpRequest& request) noexcept {
             slot = &fields.ifUnmodifiedSince;
         } else if (name == "if-range") {
             slot = &fields.ifRange;
+        } else if (name == "accept-encoding") {
+            // Every line counts: a client may split the list over several.
+            fields.acceptEncoding.read(header.value);
         }
         // The first of a repeated field counts, as HttpRequest::getHeader reads it.
         if (slot != nullptr && slot->data() == nullptr) *slot = header.value;
@@ -82,20 +85,36 @@ RequestFields RequestFields::of(HttpRequest& request) noexcept {
     return fields;
 }
 
-void FileResponder::writeValidators(HttpResponse& response, const CachedFile& entry,
-                                    const ResponsePolicy& policy) const {
-    if (policy.entityTag) response.writeHeader("ETag", entry.entityTagText());
-    if (policy.lastModified) response.writeHeader("Last-Modified", entry.lastModifiedText());
+void FileResponder::writeValidators(HttpResponse& response, const Representation& representation,
+                                    const ResponsePolicy& policy, bool varies) const {
+    if (policy.entityTag) response.writeHeader("ETag", representation.entityTag);
+    if (policy.lastModified) response.writeHeader("Last-Modified", representation.lastModified);
     if (!policy.cacheControl.empty()) response.writeHeader("Cache-Control", policy.cacheControl);
+    if (varies) response.writeHeader("Vary", "Accept-Encoding");
 }
 
 void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
                             const std::shared_ptr<CachedFile>& entry, int fd, const ResponsePolicy& policy,
                             std::int64_t nowSeconds) const {
     const CachedFile& file = *entry;
+    // A precompressed variant answers a request that accepts its coding; never a Range request (the ranges a
+    // client asks for are of the plain file: it may have cached part of it, or be resuming a download of it).
+    const compress::CodingSet variants = file.precompressedCodings();
+    const bool varies = !(variants == compress::CodingSet{});
+    compress::ContentCoding coding = compress::ContentCoding::Identity;
+    if (varies && fields.range.empty()) {
+        coding = fields.acceptEncoding.choose(variants, CachedFile::kPrecompressedOrder).coding;
+    }
+    const Representation representation = file.representation(coding);
+    if (coding != compress::ContentCoding::Identity) {
+        // The variant's bytes are in memory; the plain file's descriptor is not needed.
+        closeIfOpen(fd);
+        fd = -1;
+    }
+
     Validators current;
-    current.entityTag = policy.entityTag ? file.entityTagText() : std::string_view();
-    current.lastModified = file.identity.modifiedSeconds;
+    current.entityTag = policy.entityTag ? representation.entityTag : std::string_view();
+    current.lastModified = representation.lastModifiedSeconds;
     ConditionalFields conditions;
     conditions.ifMatch = fields.ifMatch;
     conditions.ifNoneMatch = fields.ifNoneMatch;
@@ -109,7 +128,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
         case PreconditionVerdict::NotModified:
             closeIfOpen(fd);
             response.writeStatus("304 Not Modified");
-            writeValidators(response, file, policy);
+            writeValidators(response, representation, policy, varies);
             response.endWithoutBody();
             return;
         case PreconditionVerdict::PreconditionFailed:
@@ -121,7 +140,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
             break;
     }
 
-    const std::uint64_t length = file.identity.size;
+    const std::uint64_t length = representation.length;
     ByteRanges ranges;
     RangeVerdict verdict = RangeVerdict::Ignored;
     if (!fields.range.empty()) {
@@ -138,15 +157,15 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
             closeIfOpen(fd);
             response.writeStatus("416 Range Not Satisfiable");
             response.writeHeader("Content-Range", ContentRange(length).text());
-            writeValidators(response, file, policy);
+            writeValidators(response, representation, policy, varies);
             response.end();
             return;
         case RangeVerdict::Satisfiable: {
             response.writeStatus("206 Partial Content");
-            writeValidators(response, file, policy);
+            writeValidators(response, representation, policy, varies);
             response.writeHeader("Accept-Ranges", "bytes");
             if (ranges.ranges().size() == 1) {
-                response.writeHeader("Content-Type", file.contentType);
+                response.writeHeader("Content-Type", representation.contentType);
                 response.writeHeader("Content-Range", ContentRange(ranges.ranges()[0], length).text());
             } else {
                 char type[64];
@@ -155,46 +174,49 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
                 std::copy(boundary_.begin(), boundary_.end(), type + prefix.size());
                 response.writeHeader("Content-Type", std::string_view(type, prefix.size() + boundary_.size()));
             }
-            sendBody(response, fields, entry, fd, ranges.ranges());
+            sendBody(response, fields, entry, representation, fd, ranges.ranges());
             return;
         }
         case RangeVerdict::Ignored:
             break;
     }
 
-    writeValidators(response, file, policy);
+    writeValidators(response, representation, policy, varies);
     response.writeHeader("Accept-Ranges", "bytes");
-    response.writeHeader("Content-Type", file.contentType);
+    response.writeHeader("Content-Type", representation.contentType);
+    if (coding != compress::ContentCoding::Identity) {
+        response.writeHeader("Content-Encoding", compress::contentCodingToken(coding));
+    }
     const ByteRange whole{0, length == 0 ? 0 : length - 1};
     if (length == 0) {
         closeIfOpen(fd);
         response.end();
         return;
     }
-    sendBody(response, fields, entry, fd, {&whole, 1});
+    sendBody(response, fields, entry, representation, fd, {&whole, 1});
 }
 
 void FileResponder::sendBody(HttpResponse& response, const RequestFields& fields,
-                             const std::shared_ptr<CachedFile>& entry, int fd,
+                             const std::shared_ptr<CachedFile>& entry, const Representation& representation, int fd,
                              std::span<const ByteRange> ranges) const {
-    const CachedFile& file = *entry;
     if (fields.head) {
         closeIfOpen(fd);
         const std::uint64_t length =
-            ranges.size() == 1 ? ranges[0].length()
-                               : BodyStream::multipartLength(ranges, file.contentType, file.identity.size, boundary_);
+            ranges.size() == 1
+                ? ranges[0].length()
+                : BodyStream::multipartLength(ranges, representation.contentType, representation.length, boundary_);
         response.endWithoutBody(length);
         return;
     }
-    if (ranges.size() == 1 && file.bodyInMemory && ranges[0].length() <= kMaxBodyInOneWriteBytes) {
+    if (ranges.size() == 1 && representation.inMemory && ranges[0].length() <= kMaxBodyInOneWriteBytes) {
         closeIfOpen(fd);
-        response.end(std::string_view(file.body).substr(static_cast<std::size_t>(ranges[0].first),
-                                                        static_cast<std::size_t>(ranges[0].length())));
+        response.end(representation.body.substr(static_cast<std::size_t>(ranges[0].first),
+                                                static_cast<std::size_t>(ranges[0].length())));
         return;
     }
     BodyStream& stream = streams_.acquire();
-    stream.start(response, entry, file.bodyInMemory ? -1 : fd, ranges, boundary_);
-    if (file.bodyInMemory) closeIfOpen(fd);
+    stream.start(response, entry, representation, representation.inMemory ? -1 : fd, ranges, boundary_);
+    if (representation.inMemory) closeIfOpen(fd);
     stream.pump();
 }
 

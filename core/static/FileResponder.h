@@ -1,5 +1,6 @@
-// FileResponder: the answer to a GET or HEAD of one file, by RFC 9110: the preconditions (304, 412), the Range
-// field (206, multipart/byteranges, 416), and the body from memory or the file. Shared by static mounts
+// FileResponder: the answer to a GET or HEAD of one file, by RFC 9110: the representation (the plain file, or a
+// precompressed variant the client accepts: Content-Encoding, Vary), the preconditions (304, 412), the Range field
+// (206, multipart/byteranges, 416), and the body from memory or the file. Shared by static mounts
 // (App::serveStatic) and HttpResponse::sendFile.
 //
 // RequestFields are read from the request while its handler runs (views into it): respond() must be called
@@ -9,6 +10,7 @@
 
 #include "BodyStream.h"
 #include "CachedFile.h"
+#include "compress/AcceptEncoding.h"
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +32,7 @@ struct RequestFields {
     std::string_view ifUnmodifiedSince;
     std::string_view ifRange;
     std::string_view range;
+    compress::AcceptEncoding acceptEncoding;  // every Accept-Encoding line, read
 
     // Reads them in one pass over the request's fields.
     static RequestFields of(HttpRequest& request) noexcept;
@@ -58,9 +61,12 @@ public:
                  const ResponsePolicy& policy, std::int64_t nowSeconds) const;
 
 private:
-    void writeValidators(HttpResponse& response, const CachedFile& entry, const ResponsePolicy& policy) const;
-    void sendBody(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry, int fd,
-                  std::span<const ByteRange> ranges) const;
+    // ETag, Last-Modified, Cache-Control, and Vary when the file has coded variants (on every status, 304 included,
+    // so that caches keep them apart).
+    void writeValidators(HttpResponse& response, const Representation& representation, const ResponsePolicy& policy,
+                         bool varies) const;
+    void sendBody(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry,
+                  const Representation& representation, int fd, std::span<const ByteRange> ranges) const;
 
     BodyStreamPool& streams_;
     std::string_view boundary_;

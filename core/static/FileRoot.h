@@ -5,11 +5,11 @@
 // or an absolute one, fails the open (ELOOP/EXDEV) rather than being followed. On kernels with openat2(2) that is
 // RESOLVE_BENEATH (links that stay beneath the root are followed); elsewhere every component is opened with
 // O_NOFOLLOW, one at a time from the root (no link is followed at all). "/proc"-style magic links are never
-// followed. Both ways are tested (tests/integration/static/FileRootTest.cpp).
+// followed. Both ways are tested (tests/integration/FileRootTest.cpp).
 //
-// The root directory is opened once (O_PATH) by open(); renaming or replacing the directory afterwards does not
-// move it. Descriptors returned are O_RDONLY | O_CLOEXEC | O_NONBLOCK (a FIFO planted in the tree cannot block
-// the loop); the caller owns them. After openDirectory(), open() changes nothing and may run on any thread.
+// The root directory is opened once (O_PATH) by openDirectory(); renaming or replacing the directory afterwards
+// does not move it. Descriptors returned are O_RDONLY | O_CLOEXEC | O_NONBLOCK (a FIFO planted in the tree cannot
+// block the loop); the caller owns them. After openDirectory(), open() changes nothing and may run on any thread.
 #pragma once
 
 #include <string>
@@ -37,7 +37,8 @@ public:
     Resolution resolution() const noexcept { return resolution_; }
 
     // Opens relativePath (as described above; the empty path is the root itself) for reading. Returns the
-    // descriptor, or -1 with errno set (ENOENT, ELOOP/EXDEV for a link leaving the root, EACCES, ...).
+    // descriptor, or -1 with errno set (ENOENT; a link refused: EXDEV with openat2, ELOOP with the walk, or ENOTDIR
+    // where the link stands for a folder; EACCES, ...).
     // relativePath must hold no NUL. Does not allocate for paths up to kMaxStackPathBytes.
     int open(std::string_view relativePath) const noexcept;
 

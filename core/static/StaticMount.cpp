@@ -184,8 +184,11 @@ std::shared_ptr<CachedFile> StaticMount::lookUp(std::string_view path, bool want
             cache_.erase(path);
             return nullptr;
         }
+        // A precompressed sibling that appeared, changed or went counts as a change of the entry (it is checked only
+        // once the interval has passed: a response that merely needs the descriptor does not pay for it).
         if (FileIdentity::of(status) == entry->identity &&
-            (S_ISDIR(status.st_mode) == (entry->kind == CachedFile::Kind::Directory))) {
+            (S_ISDIR(status.st_mode) == (entry->kind == CachedFile::Kind::Directory)) &&
+            (fresh || precompressedUnchanged(*entry))) {
             entry->checkedAtMs = now;
             if (needsDescriptor) {
                 *fd = opened;
@@ -195,7 +198,9 @@ std::shared_ptr<CachedFile> StaticMount::lookUp(std::string_view path, bool want
             return entry;
         }
         std::shared_ptr<CachedFile> reloaded = load(path, opened, status);
-        if (reloaded && needsDescriptor && !reloaded->bodyInMemory) {
+        // Whether the response needs the descriptor depends on what the file is now (a file that grew past
+        // kMaxCachedFileBytes streams), not on what the stale entry was.
+        if (reloaded && wantDescriptor && reloaded->kind == CachedFile::Kind::File && !reloaded->bodyInMemory) {
             *fd = opened;
         } else {
             ::close(opened);
@@ -233,27 +238,84 @@ std::shared_ptr<CachedFile> StaticMount::load(std::string_view path, int fd, con
     const MediaType type = types_.forPath(path);
     entry->contentType = type.contentType;
     entry->compressible = type.compressible;
+    if (entry->identity.size <= kMaxCachedFileBytes && entry->identity.size <= cache_.maxBytes()) {
+        entry->bodyInMemory = readStable(fd, entry->identity, entry->body);
+        if (entry->identity.size == 0 && !entry->bodyInMemory) return nullptr;  // it stopped being a regular file
+    }
     entry->entityTagLength = formatEntityTag(entry->entityTag, entry->identity);
     HttpDate::format(entry->identity.modifiedSeconds, std::span<char, HttpDate::kLength>(entry->lastModified));
-    if (entry->identity.size <= kMaxCachedFileBytes && entry->identity.size <= cache_.maxBytes()) {
-        for (int attempt = 0; attempt < kMaxLoadAttempts; ++attempt) {
-            struct stat after;
-            if (readWhole(fd, entry->identity.size, entry->body) && ::fstat(fd, &after) == 0 &&
-                FileIdentity::of(after) == entry->identity) {
-                entry->bodyInMemory = true;
-                break;
-            }
-            // It changed while being read: take its new identity and read again.
-            if (::fstat(fd, &after) != 0 || !S_ISREG(after.st_mode)) return nullptr;
-            entry->identity = FileIdentity::of(after);
-            entry->entityTagLength = formatEntityTag(entry->entityTag, entry->identity);
-            HttpDate::format(entry->identity.modifiedSeconds, std::span<char, HttpDate::kLength>(entry->lastModified));
-            if (entry->identity.size > kMaxCachedFileBytes) break;
-        }
-        if (!entry->bodyInMemory) entry->body.clear();
-    }
+    if (options_.precompressed) loadPrecompressed(*entry);
     cache_.insert(entry);
     return entry;
+}
+
+bool StaticMount::readStable(int fd, FileIdentity& identity, std::string& body) {
+    for (int attempt = 0; attempt < kMaxLoadAttempts; ++attempt) {
+        struct stat after;
+        if (readWhole(fd, identity.size, body) && ::fstat(fd, &after) == 0 && FileIdentity::of(after) == identity) {
+            return true;
+        }
+        // It changed while being read: take its new identity and read again, while it still fits.
+        if (::fstat(fd, &after) != 0 || !S_ISREG(after.st_mode)) {
+            identity = {};
+            break;
+        }
+        identity = FileIdentity::of(after);
+        if (identity.size > kMaxCachedFileBytes) break;
+    }
+    body.clear();
+    body.shrink_to_fit();
+    return false;
+}
+
+FileIdentity StaticMount::siblingIdentity(std::string_view path, std::string_view suffix, int* fd) const {
+    char sibling[RequestPath::kMaxPathBytes + 1];
+    if (path.size() + suffix.size() > RequestPath::kMaxPathBytes) return {};
+    char* end = std::copy(path.begin(), path.end(), sibling);
+    end = std::copy(suffix.begin(), suffix.end(), end);
+    const int opened = root_.open(std::string_view(sibling, static_cast<std::size_t>(end - sibling)));
+    if (opened < 0) return {};
+    struct stat status;
+    if (::fstat(opened, &status) != 0 || !S_ISREG(status.st_mode)) {
+        ::close(opened);
+        return {};
+    }
+    if (fd != nullptr) {
+        *fd = opened;
+    } else {
+        ::close(opened);
+    }
+    return FileIdentity::of(status);
+}
+
+void StaticMount::loadPrecompressed(CachedFile& entry) {
+    entry.precompressedChecked = true;
+    for (std::size_t i = 0; i < CachedFile::kPrecompressedCodings; ++i) {
+        PrecompressedVariant& variant = entry.precompressed[i];
+        variant.coding = CachedFile::kPrecompressedOrder[i];
+        int fd = -1;
+        variant.identity = siblingIdentity(entry.key, CachedFile::kPrecompressedSuffixes[i], &fd);
+        if (fd < 0) continue;
+        // Only variants kept in memory are served: a larger one is left to the plain file (docs/static-files.md).
+        if (variant.identity.size <= kMaxCachedFileBytes) {
+            variant.usable = readStable(fd, variant.identity, variant.body);
+        }
+        ::close(fd);
+        if (!variant.usable) continue;
+        variant.entityTagLength = formatEntityTag(variant.entityTag, variant.identity);
+        HttpDate::format(variant.identity.modifiedSeconds, std::span<char, HttpDate::kLength>(variant.lastModified));
+    }
+}
+
+bool StaticMount::precompressedUnchanged(const CachedFile& entry) const {
+    if (!entry.precompressedChecked) return true;
+    for (std::size_t i = 0; i < CachedFile::kPrecompressedCodings; ++i) {
+        if (siblingIdentity(entry.key, CachedFile::kPrecompressedSuffixes[i], nullptr) !=
+            entry.precompressed[i].identity) {
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace loopwire::files

@@ -56,6 +56,17 @@ private:
     // of the file when one was opened for the check (the caller owns it) and wantDescriptor is set.
     std::shared_ptr<CachedFile> lookUp(std::string_view path, bool wantDescriptor, int* fd);
     std::shared_ptr<CachedFile> load(std::string_view path, int fd, const struct stat& status);
+    // Reads the whole file fd (identity.size bytes) into body, again while it changes under the read (identity then
+    // follows it), at most kMaxLoadAttempts times and while it fits kMaxCachedFileBytes. False (body empty) when it
+    // could not be read whole and stable.
+    static bool readStable(int fd, FileIdentity& identity, std::string& body);
+    // The identity of path + suffix beneath the root when it is a regular file (all zero otherwise); with fd, its
+    // open descriptor too (the caller's).
+    FileIdentity siblingIdentity(std::string_view path, std::string_view suffix, int* fd) const;
+    // Looks for entry's precompressed siblings and keeps those that fit in memory.
+    void loadPrecompressed(CachedFile& entry);
+    // Whether every sibling looked for is as it was (none appeared, changed or went).
+    bool precompressedUnchanged(const CachedFile& entry) const;
     void miss(HttpResponse& response, HttpRequest& request);
     void redirectToDirectory(HttpResponse& response, std::string_view url, std::string_view query);
 

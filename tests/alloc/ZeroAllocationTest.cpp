@@ -229,12 +229,15 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
     }
 }
 
-// Static files (App::serveStatic, issue 44): a cached file, a 304, a range of a cached file, several ranges, and a
-// file too large for the cache, streamed from its descriptor, allocate nothing per request once warm.
+// Static files (App::serveStatic, issue 44): a cached file, a 304, a range of a cached file, several ranges, a
+// precompressed variant, and a file too large for the cache, streamed from its descriptor, allocate nothing per
+// request once warm.
 TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
     TemporaryFolder folder;
     folder.write("one.txt", std::string(1024, 's'));
     folder.write("large.bin", std::string(300 * 1024, 'l'));
+    folder.write("page.html", std::string(50 * 1024, 'p'));
+    folder.write("page.html.gz", std::string(5 * 1024, 'z'));
     ServerOptions options;
     options.backend = GetParam();
     TestServer server(options, [&folder](App& app) {
@@ -264,6 +267,9 @@ TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
          kMeasuredRequests},
         {"multipart-ranges-of-a-cached-file",
          "GET /files/one.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9,500-509,1000-1009\r\n\r\n", 206,
+         kMeasuredRequests},
+        {"precompressed-gzip-variant",
+         "GET /files/page.html HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n", 200,
          kMeasuredRequests},
         {"head-of-a-streamed-file", "HEAD /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, kMeasuredRequests},
         {"streamed-300kb-file", "GET /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, 300},

@@ -123,6 +123,20 @@ test('fallthrough: a miss goes on to the app\'s own routes, an SPA\'s fallback a
   assert.equal(await (await fetch(url('/.env'))).text(), 'spa');
 });
 
+test('a precompressed variant goes to the clients that accept it (curl --compressed), unless precompressed: false', async (t) => {
+  const zlib = require('node:zlib');
+  const script = 'console.log("a script long enough to be worth compressing");\n'.repeat(40);
+  const root = folder(t, { 'big.js': script, 'big.js.gz': zlib.gzipSync(script, { level: 9 }) });
+  const { url } = listen(t, (app) => app.static('/', root).static('/raw', root, { precompressed: false }));
+  const headers = await curl(['-s', '-D', '-', '-o', '/dev/null', '-H', 'Accept-Encoding: gzip', url('/big.js')]);
+  assert.match(headers, /content-encoding: gzip\r\n/i);
+  assert.match(headers, /vary: Accept-Encoding\r\n/i);
+  // curl --compressed decodes what it receives: the script, whole.
+  assert.equal(await curl(['--compressed', url('/big.js')]), script);
+  const raw = await curl(['-s', '-D', '-', '-o', '/dev/null', '-H', 'Accept-Encoding: gzip', url('/raw/big.js')]);
+  assert.doesNotMatch(raw, /content-encoding/i);
+});
+
 test('index: false serves no folder, and mimeTypes adds types', async (t) => {
   const root = folder(t, { ...FILES, 'notes.md': '# notes' });
   const { url } = listen(t, (app) => app.static('/', root, { index: false, mimeTypes: { md: 'text/markdown; charset=utf-8' } }));
@@ -139,6 +153,7 @@ test('bad arguments throw a TypeError or RangeError naming them; a folder that c
   assert.throws(() => app.static('/', root, 'fast'), { name: 'TypeError', message: /options must be an object/ });
   assert.throws(() => app.static('/', root, { maxAge: -1 }), { name: 'RangeError', message: /options\.maxAge/ });
   assert.throws(() => app.static('/', root, { maxAge: 'soon' }), { name: 'TypeError', message: /options\.maxAge/ });
+  assert.throws(() => app.static('/', root, { precompressed: 'yes' }), { name: 'TypeError', message: /options\.precompressed/ });
   assert.throws(() => app.static('/', root, { etag: 1 }), { name: 'TypeError', message: /options\.etag must be a boolean/ });
   assert.throws(() => app.static('/', root, { dotfiles: 'ignore' }), { name: 'RangeError', message: /options\.dotfiles/ });
   assert.throws(() => app.static('/', root, { index: 3 }), { name: 'TypeError', message: /options\.index/ });

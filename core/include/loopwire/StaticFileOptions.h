@@ -25,6 +25,10 @@ struct StaticFileOptions {
     // Cache-Control: public, max-age=<maxAgeSeconds>[, immutable] when either is set; none otherwise.
     std::uint32_t maxAgeSeconds = 0;
     bool immutable = false;
+    // Serve file.br, file.zst or file.gz beside a file, when there is one and the request accepts its coding
+    // (Content-Encoding, Vary: Accept-Encoding, the variant's own ETag). Variants up to 256 KiB are kept in memory;
+    // larger ones are not served (the plain file is). A Range request always gets the plain file.
+    bool precompressed = true;
     // Send the ETag and Last-Modified validators (and answer the conditional requests that use them).
     bool etag = true;
     bool lastModified = true;
