@@ -8,6 +8,7 @@
 //   /chat             a chat page (?room=lobby&name=you): rooms over pub/sub, on the WebSocket /chat/ws
 //   /stats            the counters, as JSON
 //   /examples/js/<file>, /examples/cpp/<file>  the source of every example of the repository, each listed on /
+//   /assets/<file>    the pages' style and scripts (demo_assets/), served by app.static with no JavaScript per request
 // With REDIS_URL set (redis://127.0.0.1:6379), the chat's pub/sub is linked to that Redis, so that several demo
 // processes share their rooms (examples/js/cluster_chat.js runs two); "online" counts this process's members. Each
 // room then keeps its last CHAT_HISTORY_LINES lines in Redis (a day after the last one), which a page that joins
@@ -24,7 +25,8 @@ const port = Number(process.env.PORT ?? 3000);
 const ROOM = /^[\w-]{1,32}$/;
 const NAME = /^(?=.*\S)[^\p{C}]{1,24}$/u;
 const MAX_MESSAGE_BYTES = 4 * 1024;
-// The page (inline script and style, nothing loaded from elsewhere) is read once, at start.
+// The pages are read once, at start. Their style and scripts are files of demo_assets/, served at /assets/ (below), so
+// that PAGE_POLICY can refuse every inline script and style: text that a bug let into a page would not run.
 const CHAT_PAGE = fs.readFileSync(path.join(__dirname, 'demo_chat.html'));
 // Every example of the repository (examples/js/*.js, examples/cpp/*.cpp), read once: served as text at
 // /examples/<folder>/<file>, and listed on the landing page with the first sentence of its leading comment.
@@ -32,7 +34,14 @@ const SUMMARY_CHARACTERS = 160;
 const EXAMPLES = readExamples();
 const HOME_PAGE = Buffer.from(fs.readFileSync(path.join(__dirname, 'demo_home.html'), 'utf8')
   .replace('<!-- examples -->', examplesList()));
-const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
+// The pages may load their style and scripts from this origin (/assets/) and open their WebSockets (/stats/ws,
+// /chat/ws) to it, connect-src 'self' covering ws: and wss:; nothing else, and nothing inline.
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'";
+const ASSETS = path.join(__dirname, 'demo_assets');
+// The assets' names carry no version, so a browser may keep them only briefly: a minute, after which it asks again
+// with If-None-Match and gets a 304 while they are unchanged. An edited asset shows within a minute; `immutable` and
+// a long max-age would want a content hash in every name.
+const ASSET_MAX_AGE_SECONDS = 60;
 // The landing page's counters are pushed to the topic STATS_TOPIC once a second, while anyone watches.
 const STATS_TOPIC = 'stats';
 const STATS_INTERVAL_MS = 1000;
@@ -91,8 +100,8 @@ if (linked) {
   });
 }
 
-// What the landing page shows. HTTP requests are counted by the routes that run JavaScript (the declarative one
-// does not); deliveries are this process's: each chat publish times the room's local members.
+// What the landing page shows. HTTP requests are counted by the routes that run JavaScript (neither the declarative
+// one nor /assets/ does); deliveries are this process's: each chat publish times the room's local members.
 const counts = { requests: 0, messages: 0, deliveries: 0, connections: 0 };
 let lastTick = { requests: 0, messages: 0, at: Date.now() };
 /** Wraps a route handler so that it counts its requests. */
@@ -179,6 +188,7 @@ app
     }
     res.writeHeader('content-type', 'text/plain; charset=utf-8').end(example.source);
   }))
+  .static('/assets', ASSETS, { maxAge: ASSET_MAX_AGE_SECONDS })
   .get('/chat', counted((res) => {
     res.writeHeader('content-type', 'text/html; charset=utf-8').writeHeader('content-security-policy', PAGE_POLICY)
       .end(CHAT_PAGE);

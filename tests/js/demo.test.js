@@ -1,7 +1,9 @@
 'use strict';
-// The chat of the demo that `npm start` runs (examples/js/demo.js): what the /chat/ws upgrade refuses, with the
-// `ws` client; and headless Chromium pages in one room that see each other's messages live, driven over the
-// DevTools protocol. Without chromium the browser test skips, except under CI=true, where it fails.
+// The demo that `npm start` runs (examples/js/demo.js): what the /chat/ws upgrade refuses, with the `ws` client;
+// the pages' style and scripts, served by app.static at /assets/ under a policy with no inline code; and headless
+// Chromium pages, driven over the DevTools protocol, whose scripts run under that policy (the chat's pages in one
+// room see each other's messages live, the landing page's counters move). Without chromium the browser tests skip,
+// except under CI=true, where they fail.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -14,6 +16,24 @@ const { findChromium, launchChromium, waitFor } = require('./helpers/chromium.js
 const chromium = findChromium();
 const inCI = Boolean(process.env.CI) && process.env.CI !== 'false' && process.env.CI !== '0';
 const MISSING_CHROMIUM = 'chromium not found: install it (bash scripts/deps.sh --install --full) or set CHROMIUM';
+// The pages' Content-Security-Policy: their own style and scripts, WebSockets to their own origin, nothing inline.
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'";
+const ASSETS = path.join(__dirname, '..', '..', 'examples', 'js', 'demo_assets');
+
+/** The /assets/ files that html links (href=) and loads (src=), in order. */
+function assetsOf(html) {
+  return [...html.matchAll(/\b(?:src|href)="(\/assets\/[^"]*)"/g)].map((match) => match[1]);
+}
+
+/** Asserts that page is HTML under PAGE_POLICY with no inline script or style, and resolves with its text. */
+async function strictPage(page) {
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type'), /^text\/html/);
+  assert.equal(page.headers.get('content-security-policy'), PAGE_POLICY);
+  const html = await page.text();
+  assert.doesNotMatch(html, /<style|<script(?![^>]*\bsrc=)|\sstyle=|\son[a-z]+=/i);
+  return html;
+}
 
 /** Resolves with the HTTP status of a refused WebSocket handshake to url, or 101 when it opened. */
 function handshakeStatus(url) {
@@ -25,13 +45,12 @@ function handshakeStatus(url) {
   });
 }
 
-test('chat: /chat is a self-contained page; a bad room or name gets 400; text messages only, of 4 KiB at most',
+test('chat: /chat loads only its /assets/; a bad room or name gets 400; text messages only, of 4 KiB at most',
      async (t) => {
   const { port } = await startExample(t, 'demo.js');
-  const page = await fetch(`http://127.0.0.1:${port}/chat`);
-  assert.match(page.headers.get('content-type'), /^text\/html/);
-  assert.match(page.headers.get('content-security-policy'), /default-src 'none'/);
-  assert.doesNotMatch(await page.text(), /\b(?:src|href)=/);
+  const html = await strictPage(await fetch(`http://127.0.0.1:${port}/chat`));
+  assert.deepEqual([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1]),
+                   ['/assets/demo.css', '/assets/chat.js']);
 
   const ws = (query) => `ws://127.0.0.1:${port}/chat/ws?${query}`;
   for (const query of ['name=alice', 'room=r1', 'room=r1&name=', 'room=a%2Fb&name=alice', 'room=r1&name=%20%20',
@@ -56,6 +75,46 @@ test('chat: /chat is a self-contained page; a bad room or name gets 400; text me
                    [1009, [{ name: 'alice', event: 'joined', online: 1 }]]);
   assert.deepEqual(await sendAndClose('bob', Buffer.from('binary')),
                    [1003, [{ name: 'bob', event: 'joined', online: 1 }]]);
+});
+
+test('assets: the pages\' style and scripts, as on disk, with type, ETag and max-age=60; If-None-Match gets 304',
+     async (t) => {
+  const { port } = await startExample(t, 'demo.js');
+  const base = `http://127.0.0.1:${port}`;
+  // Every file of the folder is one the pages use, and every one they use is there.
+  const used = new Set();
+  for (const page of ['/', '/chat']) {
+    for (const asset of assetsOf(await strictPage(await fetch(`${base}${page}`)))) used.add(asset);
+  }
+  assert.deepEqual([...used].sort(), fs.readdirSync(ASSETS).map((file) => `/assets/${file}`).sort());
+
+  const types = { '.css': /^text\/css\b/, '.js': /^text\/javascript\b/ };
+  for (const asset of used) {
+    const served = await fetch(`${base}${asset}`);
+    assert.equal(served.status, 200, asset);
+    assert.match(served.headers.get('content-type'), types[path.extname(asset)], asset);
+    assert.equal(served.headers.get('cache-control'), 'public, max-age=60', asset);
+    assert.ok(served.headers.get('last-modified'), asset);
+    const etag = served.headers.get('etag');
+    assert.match(etag, /^"[^"]+"$/, asset);
+    assert.ok(Buffer.from(await served.arrayBuffer()).equals(fs.readFileSync(path.join(ASSETS, path.basename(asset)))),
+              `${asset} is served as it is on disk`);
+    // A browser that kept it past its max-age asks again, and gets a 304 without the body while it is unchanged.
+    const again = await fetch(`${base}${asset}`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304, asset);
+    assert.equal(again.headers.get('etag'), etag, asset);
+    assert.equal(again.headers.get('cache-control'), 'public, max-age=60', asset);
+    assert.equal((await again.arrayBuffer()).byteLength, 0, asset);
+    const changed = await fetch(`${base}${asset}`, { headers: { 'if-none-match': '"another"' } });
+    assert.equal(changed.status, 200, asset);
+    await changed.arrayBuffer();
+  }
+  // Nothing but the folder's files: not the demo's own source beside it, nor a file it does not have.
+  for (const [target, status] of [['/assets/nothing.js', 404], ['/assets/..%2Fdemo.js', 400], ['/assets/', 404]]) {
+    const refused = await fetch(`${base}${target}`);
+    assert.equal(refused.status, status, target);
+    await refused.arrayBuffer();
+  }
 });
 
 test('chat: Chromium pages in one room see joins, messages (the sender\'s too) and leaves live',
@@ -99,15 +158,18 @@ test('chat: Chromium pages in one room see joins, messages (the sender\'s too) a
   await alice.close();
   await logMatches(bob, 'alice left (2 online)', 'bob sees alice leave');
   await logMatches(carol, 'alice left (2 online)', 'carol sees alice leave');
-  for (const page of [alice, bob, carol]) assert.deepEqual(page.exceptions, []);
+  // The style applies, and no script or style was refused by the policy nor failed to load.
+  assert.equal(await bob.evaluate("getComputedStyle(document.getElementById('log')).overflowY"), 'auto');
+  for (const page of [alice, bob, carol]) {
+    assert.deepEqual(page.exceptions, []);
+    assert.deepEqual(page.errors, []);
+  }
 });
 
 test('home: / links every part of the demo and the source of every example; /stats counts requests, connections and the Redis link', async (t) => {
   const { port } = await startExample(t, 'demo.js');
-  const page = await fetch(`http://127.0.0.1:${port}/`);
-  assert.match(page.headers.get('content-type'), /^text\/html/);
-  assert.match(page.headers.get('content-security-policy'), /default-src 'none'/);
-  const html = await page.text();
+  const html = await strictPage(await fetch(`http://127.0.0.1:${port}/`));
+  assert.deepEqual(assetsOf(html), ['/assets/demo.css', '/assets/home.js']);
   for (const link of ['/hello', '/users/42', '/stream', '/declarative/you', '/chat?room=lobby', '/stats']) {
     assert.match(html, new RegExp(`href="${link.replace('?', '\\?')}"`), link);
     const target = await fetch(`http://127.0.0.1:${port}${link}`);
@@ -123,6 +185,9 @@ test('home: / links every part of the demo and the source of every example; /sta
     }
   }
   assert.ok(examples.length >= 15, `${examples.length} examples`);
+  // Exactly those: the files of examples/js/demo_assets/ are the demo's, not examples.
+  assert.deepEqual([...html.matchAll(/href="(\/examples\/[^"]*)"/g)].map((match) => match[1]).sort(),
+                   examples.map(({ link }) => link).sort());
   for (const { link, source } of examples) {
     assert.match(html, new RegExp(`href="${link}"`), link);
     const served = await fetch(`http://127.0.0.1:${port}${link}`);
@@ -179,8 +244,12 @@ test('home: in Chromium, the counters are live, the examples listed, and the Red
   await redis.stop();
   await waitFor(async () => ['disconnected', 'connecting'].includes(await cell('link')),
     'the page shows the Redis link down');
-  assert.deepEqual(home.exceptions, []);
-  assert.deepEqual(chat.exceptions, []);
+  assert.equal(await home.evaluate('getComputedStyle(document.body).maxWidth'), '736px');  // 46rem
+  assert.equal(await chat.evaluate('getComputedStyle(document.body).maxWidth'), '640px');  // body.chat's 40rem
+  for (const page of [home, chat]) {
+    assert.deepEqual(page.exceptions, []);
+    assert.deepEqual(page.errors, []);
+  }
 });
 
 test('cluster chat: in Chromium, a message typed on one demo process appears on the other (examples/js/cluster_chat.js)',
@@ -203,7 +272,10 @@ test('cluster chat: in Chromium, a message typed on one demo process appears on 
   await frank.evaluate(`document.getElementById('text').value = 'and back';
                         document.getElementById('say').requestSubmit();`);
   await logMatches(erin, 'frank: and back', 'erin sees frank\'s answer');
-  for (const page of [erin, frank]) assert.deepEqual(page.exceptions, []);
+  for (const page of [erin, frank]) {
+    assert.deepEqual(page.exceptions, []);
+    assert.deepEqual(page.errors, []);
+  }
 });
 
 test('chat with Redis: in Chromium, a page that joins later gets the room\'s recent lines first, each once and in order',
@@ -236,5 +308,8 @@ test('chat with Redis: in Chromium, a page that joins later gets the room\'s rec
     assert.equal(occurrences(mine, line), 1, `${line} in ${mine}`);
     assert.equal(occurrences(seen, line), 1, `${line} in ${seen}`);
   }
-  for (const page of [gail, hank]) assert.deepEqual(page.exceptions, []);
+  for (const page of [gail, hank]) {
+    assert.deepEqual(page.exceptions, []);
+    assert.deepEqual(page.errors, []);
+  }
 });

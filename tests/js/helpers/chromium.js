@@ -80,25 +80,34 @@ class DevTools {
   }
 
   /**
-   * Opens a new page (target) on url and resolves with { evaluate(expression), close(), exceptions }: evaluate
-   * resolves with the expression's value (by value) or rejects with the exception it threw; exceptions collects
-   * the uncaught ones of the page's own scripts.
+   * Opens a new page (target) on url and resolves with { evaluate(expression), close(), exceptions, errors }:
+   * evaluate resolves with the expression's value (by value) or rejects with the exception it threw; exceptions
+   * collects the uncaught ones of the page's own scripts; errors, what the browser itself logged as an error for
+   * the page, as "<source>: <text>": a script or style its Content-Security-Policy refused ("security: ..."), a
+   * resource that failed to load ("network: ... <url>").
    */
   async openPage(url) {
     const { targetId } = await this.send('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: true });
     const exceptions = [];
+    const errors = [];
     this.listeners.add((message) => {
-      if (message.sessionId === sessionId && message.method === 'Runtime.exceptionThrown') {
+      if (message.sessionId !== sessionId) return;
+      if (message.method === 'Runtime.exceptionThrown') {
         const details = message.params.exceptionDetails;
         exceptions.push(details.exception?.description ?? details.text);
+      } else if (message.method === 'Log.entryAdded' && message.params.entry.level === 'error') {
+        const { source, text, url: resource } = message.params.entry;
+        errors.push(`${source}: ${text}${resource ? ` ${resource}` : ''}`);
       }
     });
     await this.send('Runtime.enable', {}, sessionId);
+    await this.send('Log.enable', {}, sessionId);
     const { errorText } = await this.send('Page.navigate', { url }, sessionId);
     if (errorText) throw new Error(`Page.navigate ${url}: ${errorText}`);
     return {
       exceptions,
+      errors,
       evaluate: async (expression) => {
         const { result, exceptionDetails } =
           await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
