@@ -340,6 +340,11 @@ export interface StaticOptions {
      * Vary: Accept-Encoding, the variant's own ETag); variants up to 256 KiB, never to a Range request. Default true.
      */
     precompressed?: boolean;
+    /**
+     * Files larger than the cache go by sendfile(2) on plain TCP (default true). A file rewritten in place (not
+     * renamed over) during a download may then reach that client mixed; false copies instead, and cuts it short.
+     */
+    sendfile?: boolean;
     /** Send ETag and Last-Modified (and answer the conditional requests that use them). Default true. */
     etag?: boolean;
     lastModified?: boolean;

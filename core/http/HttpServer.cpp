@@ -30,16 +30,21 @@ Router::HandlerId HttpServer::storeHandler(App::Handler handler, bool leading) {
     return id;
 }
 
+Router::HandlerId HttpServer::lastLeading(Router::HandlerId first) const noexcept {
+    Router::HandlerId last = first;
+    while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
+        last = handlers_[last].next;
+    }
+    return last;
+}
+
 bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App::Handler handler) {
     if (isDispatching()) return false;
     Router& router = selectedRoutes_->router;
     Router::HandlerId existing;
     if (router.find(method, pattern, existing) && handlers_[existing].leading) {
         // Behind the leading routes: the app's route there is replaced in place, or added after the last of them.
-        Router::HandlerId last = existing;
-        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
-            last = handlers_[last].next;
-        }
+        const Router::HandlerId last = lastLeading(existing);
         if (handlers_[last].next != RouteHandler::kNone) {
             handlers_[handlers_[last].next].handler = std::move(handler);
         } else {
@@ -69,10 +74,7 @@ bool HttpServer::addLeadingRoute(std::string_view method, std::string_view patte
             if (!router.add(method, pattern, id)) return false;
             return true;
         }
-        Router::HandlerId last = existing;
-        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
-            last = handlers_[last].next;
-        }
+        const Router::HandlerId last = lastLeading(existing);
         const Router::HandlerId id = storeHandler(std::move(handler), true);
         handlers_[id].next = handlers_[last].next;
         handlers_[last].next = id;
@@ -91,10 +93,7 @@ bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) 
     Router& router = selectedRoutes_->router;
     Router::HandlerId existing;
     if (router.find(method, pattern, existing) && handlers_[existing].leading) {
-        Router::HandlerId last = existing;
-        while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
-            last = handlers_[last].next;
-        }
+        const Router::HandlerId last = lastLeading(existing);
         if (handlers_[last].next == RouteHandler::kNone) return false;
         handlers_[last].next = RouteHandler::kNone;
         return true;

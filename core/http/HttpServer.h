@@ -171,6 +171,8 @@ private:
         bool leading = false;
     };
     Router::HandlerId storeHandler(App::Handler handler, bool leading);
+    // The last of the leading routes chained from first (a leading route).
+    Router::HandlerId lastLeading(Router::HandlerId first) const noexcept;
     // A deque, so that the address of a handler stays put while routes are added.
     std::deque<RouteHandler> handlers_;
     std::vector<std::unique_ptr<ListenSocket>> listeners_;

@@ -71,7 +71,8 @@ std::uint64_t BodyStream::multipartLength(std::span<const ByteRange> ranges, std
 }
 
 void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry, const Representation& representation,
-                       int fd, std::span<const ByteRange> ranges, std::string_view boundary) noexcept {
+                       int fd, std::span<const ByteRange> ranges, std::string_view boundary,
+                       bool mayUseSendFile) noexcept {
     response_ = &response;
     entry_ = std::move(entry);
     representation_ = representation;
@@ -86,7 +87,7 @@ void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry
         totalBytes_ = multipartLength({ranges_.data(), rangeCount_}, representation_.contentType,
                                       representation_.length, {boundary_, kBoundaryBytes});
     }
-    sendFromPageCache_ = fd_ >= 0;
+    sendFromPageCache_ = fd_ >= 0 && mayUseSendFile;
     response.onAborted([this] { abort(); });
     response.onWritable([this](std::uint64_t) { return pump(); });
 }
@@ -177,6 +178,11 @@ std::string_view BodyStream::readFile(std::uint64_t fileOffset, std::uint64_t le
         if (n <= 0) return {};
         got += static_cast<std::size_t>(n);
     }
+    // Checked after the read, not only when a pump starts: a pump sends many chunks, and a write that lands between
+    // two of them would otherwise put the new file's bytes into a body of the old one's length and validators.
+    // write(2) updates the modification time before it copies its bytes, so bytes read while the identity still
+    // holds are the response's file.
+    if (!fileUnchanged()) return {};
     return {into, got};
 }
 

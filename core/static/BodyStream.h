@@ -44,8 +44,9 @@ public:
     // until the stream ends): from its bytes when they are in memory, else from fd (taken: closed when the stream
     // ends), which must be the file representation.identity describes. The response head must be written already but
     // not ended; start() computes the body's length (totalBytes()).
+    // mayUseSendFile: the file's bytes may go by sendfile(2) where the connection can.
     void start(HttpResponse& response, std::shared_ptr<CachedFile> entry, const Representation& representation, int fd,
-               std::span<const ByteRange> ranges, std::string_view boundary) noexcept;
+               std::span<const ByteRange> ranges, std::string_view boundary, bool mayUseSendFile) noexcept;
     std::uint64_t totalBytes() const noexcept { return totalBytes_; }
 
     // The length of a multipart/byteranges body of these ranges, without starting anything (for HEAD).

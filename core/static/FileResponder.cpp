@@ -174,7 +174,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
                 std::copy(boundary_.begin(), boundary_.end(), type + prefix.size());
                 response.writeHeader("Content-Type", std::string_view(type, prefix.size() + boundary_.size()));
             }
-            sendBody(response, fields, entry, representation, fd, ranges.ranges());
+            sendBody(response, fields, entry, representation, policy, fd, ranges.ranges());
             return;
         }
         case RangeVerdict::Ignored:
@@ -193,12 +193,12 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
         response.end();
         return;
     }
-    sendBody(response, fields, entry, representation, fd, {&whole, 1});
+    sendBody(response, fields, entry, representation, policy, fd, {&whole, 1});
 }
 
 void FileResponder::sendBody(HttpResponse& response, const RequestFields& fields,
-                             const std::shared_ptr<CachedFile>& entry, const Representation& representation, int fd,
-                             std::span<const ByteRange> ranges) const {
+                             const std::shared_ptr<CachedFile>& entry, const Representation& representation,
+                             const ResponsePolicy& policy, int fd, std::span<const ByteRange> ranges) const {
     if (fields.head) {
         closeIfOpen(fd);
         const std::uint64_t length =
@@ -215,7 +215,8 @@ void FileResponder::sendBody(HttpResponse& response, const RequestFields& fields
         return;
     }
     BodyStream& stream = streams_.acquire();
-    stream.start(response, entry, representation, representation.inMemory ? -1 : fd, ranges, boundary_);
+    stream.start(response, entry, representation, representation.inMemory ? -1 : fd, ranges, boundary_,
+                 policy.sendfile);
     if (representation.inMemory) closeIfOpen(fd);
     stream.pump();
 }

@@ -43,6 +43,7 @@ struct ResponsePolicy {
     std::string_view cacheControl;  // empty: no Cache-Control field
     bool entityTag = true;
     bool lastModified = true;
+    bool sendfile = true;  // a file's bytes may go by sendfile(2) (StaticFileOptions::sendfile)
 };
 
 class FileResponder {
@@ -66,7 +67,8 @@ private:
     void writeValidators(HttpResponse& response, const Representation& representation, const ResponsePolicy& policy,
                          bool varies) const;
     void sendBody(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry,
-                  const Representation& representation, int fd, std::span<const ByteRange> ranges) const;
+                  const Representation& representation, const ResponsePolicy& policy, int fd,
+                  std::span<const ByteRange> ranges) const;
 
     BodyStreamPool& streams_;
     std::string_view boundary_;

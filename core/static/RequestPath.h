@@ -77,7 +77,8 @@ private:
     // Clears the answer and returns verdict.
     PathVerdict fail(PathVerdict verdict) noexcept;
 
-    std::array<char, kMaxPathBytes + 1> bytes_{};  // the decoded path and its NUL
+    // The decoded path and its NUL. Not zeroed on construction (4 KiB per request): resolve() writes what it reads.
+    std::array<char, kMaxPathBytes + 1> bytes_;
     std::size_t size_ = 0;
     bool directory_ = false;
 };

@@ -83,6 +83,7 @@ StaticMount::StaticMount(Loop& loop, BodyStreamPool& streams, std::string_view b
     policy_.cacheControl = cacheControl_;
     policy_.entityTag = options.etag;
     policy_.lastModified = options.lastModified;
+    policy_.sendfile = options.sendfile;
 }
 
 void StaticMount::serveOtherMethod(HttpResponse& response, HttpRequest& request) {

@@ -5,10 +5,16 @@
 
 #include <loopwire/App.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fcntl.h>
+#include <fstream>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -22,6 +28,60 @@ std::size_t openDescriptors() {
     for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
         ++count;
     return count;
+}
+
+// The descriptors this process (the server runs in it) has open on the file at path.
+std::size_t descriptorsOf(const std::string& path) {
+    const std::filesystem::path file = std::filesystem::canonical(path);
+    std::size_t count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code gone;  // a descriptor may be closed while the list is read
+        if (std::filesystem::read_symlink(entry.path(), gone) == file) ++count;
+    }
+    return count;
+}
+
+// Anonymous memory this process has resident (RssAnon of /proc/self/status), in KiB: the server's buffers count in
+// it, the page cache of a file it reads does not.
+std::size_t residentAnonymousKiB() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.starts_with("RssAnon:")) return std::stoul(line.substr(8));
+    }
+    ADD_FAILURE() << "no RssAnon in /proc/self/status";
+    return 0;
+}
+
+// A field's value in a raw response head (the name in lower case; compared without case), or empty.
+std::string fieldOf(std::string_view head, std::string_view lowerCaseName) {
+    std::string lower(head);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::size_t name = lower.find("\r\n" + std::string(lowerCaseName) + ":");
+    if (name == std::string::npos) return {};
+    std::size_t value = name + 2 + lowerCaseName.size() + 1;
+    while (value < head.size() && head[value] == ' ')
+        ++value;
+    const std::size_t end = head.find("\r\n", value);
+    return std::string(head.substr(value, end - value));
+}
+
+// Reads firstBytes raw from client: returns the response head (up to its last CRLF; empty when no whole head came)
+// and puts what came of the body in body.
+std::string readHeadAndSome(TestClient& client, std::size_t firstBytes, std::string& body) {
+    std::string received = client.readBytes(firstBytes);
+    const std::size_t end = received.find("\r\n\r\n");
+    if (end == std::string::npos) return {};
+    body = received.substr(end + 4);
+    received.resize(end + 2);
+    return received;
+}
+
+// bytes of alphabet, repeated with a shift every 4 KiB so that no two pages of a file are alike.
+std::string patterned(std::size_t bytes, std::string_view alphabet) {
+    std::string text(bytes, '\0');
+    for (std::size_t i = 0; i < bytes; ++i)
+        text[i] = alphabet[(i * 7 + i / 4096) % alphabet.size()];
+    return text;
 }
 
 class StaticFiles : public BackendTest {
@@ -308,6 +368,218 @@ TEST_P(StaticFiles, ASlowReaderGetsEveryByteOfALargeFileAndHoldsNoDescriptorAfte
     ASSERT_TRUE(next);
     EXPECT_EQ(next->body, "Hello, static world!\n");
     EXPECT_EQ(openDescriptors(), descriptorsBefore);
+}
+
+TEST_P(StaticFiles, AFileRewrittenInPlaceWhileStreamingIsSentWholeOrCutShortNeverMixed) {
+    // Larger than the cache threshold (so it streams from the file) and than the socket buffers hold, so that most
+    // of it is still to be read from the file when it changes.
+    constexpr std::size_t kOldBytes = 8 * 1024 * 1024;
+    const std::string before = patterned(kOldBytes, "abcdefghijklmnopqrstuvwxyz");
+    const std::string after = patterned(kOldBytes + 4096, "0123456789");
+    folder_.write("changing.bin", before);
+    struct stat original {};
+    ASSERT_EQ(::stat((folder_.path() + "/changing.bin").c_str(), &original), 0);
+    serveFolder();
+
+    TestClient client(port());
+    client.setReceiveBuffer(64 * 1024);
+    client.send("GET /changing.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string body;
+    const std::string head = readHeadAndSome(client, 512 * 1024, body);
+    ASSERT_TRUE(head.starts_with("HTTP/1.1 200 ")) << head;
+    ASSERT_EQ(fieldOf(head, "content-length"), std::to_string(kOldBytes)) << head;
+    ASSERT_FALSE(body.empty());
+    // The server has filled the socket and waits for it to drain.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+    // Rewritten in place as cp or a program's own writer does it (truncated, then written): the same inode, other
+    // bytes, another size.
+    folder_.write("changing.bin", after);
+    struct stat rewritten {};
+    ASSERT_EQ(::stat((folder_.path() + "/changing.bin").c_str(), &rewritten), 0);
+    ASSERT_EQ(rewritten.st_ino, original.st_ino);
+
+    body += client.readBytes(kOldBytes - body.size(), std::chrono::seconds(10));
+    if (body.size() == kOldBytes) {
+        EXPECT_TRUE(body == before) << "a whole body that is not the file it was sent as";
+    } else {
+        // Cut short: the connection is closed, and what came is the old file's beginning only.
+        EXPECT_LT(body.size(), kOldBytes);
+        EXPECT_TRUE(client.waitForClose(std::chrono::seconds(2)));
+        EXPECT_TRUE(std::string_view(before).starts_with(body))
+            << "bytes of the new file in the old one's body, " << body.size() << " bytes received";
+    }
+    // A new request gets the new file whole.
+    auto next = get("/changing.bin");
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->header("content-length"), std::to_string(after.size()));
+    EXPECT_TRUE(next->body == after);
+}
+
+// With sendfile: false. sendfile(2) queues references to the file's pages, not copies of them, so with it (the
+// default, as nginx's) a file overwritten without being truncated (pwrite at offset 0, as dd conv=notrunc) after the
+// server queued its last bytes can reach the client as a whole body of the old length holding new bytes: the
+// documented cost of StaticFileOptions::sendfile. Read and copied (TLS, or sendfile off), it never is. Deploying by
+// rename is not affected either way.
+TEST_P(StaticFiles, AFileOverwrittenAfterItsBytesWereQueuedIsNeverSentMixedWithoutSendfile) {
+    constexpr std::size_t kOldBytes = 1024 * 1024;
+    const std::string before = patterned(kOldBytes, "abcdefghijklmnopqrstuvwxyz");
+    const std::string after = patterned(kOldBytes + 4096, "0123456789");
+    folder_.write("queued.bin", before);
+    StaticFileOptions options;
+    options.sendfile = false;
+    serveFolder(options);
+
+    TestClient client(port());
+    client.setReceiveBuffer(64 * 1024);
+    client.send("GET /queued.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string body;
+    const std::string head = readHeadAndSome(client, 16 * 1024, body);
+    ASSERT_TRUE(head.starts_with("HTTP/1.1 200 ")) << head;
+    // The server has queued what the socket takes (all of it, here, on plain TCP) and waits.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+    const int fd = ::open((folder_.path() + "/queued.bin").c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const ssize_t written = ::pwrite(fd, after.data(), after.size(), 0);
+    ::close(fd);
+    ASSERT_EQ(written, static_cast<ssize_t>(after.size()));
+
+    body += client.readBytes(kOldBytes - body.size(), std::chrono::seconds(5));
+    if (body.size() == kOldBytes) {
+        EXPECT_TRUE(body == before) << "new bytes from offset " << body.find_first_of("0123456789")
+                                    << " in a whole body of the old file";
+    } else {
+        EXPECT_TRUE(client.waitForClose(std::chrono::seconds(2)));
+    }
+}
+
+TEST_P(StaticFiles, Issue44FiveGiBSparseFileToASlowReaderIsNeverBufferedAndEndsWithTheClient) {
+    // 5 GiB, sparse (no disk used): offsets and lengths past 4 GiB.
+    constexpr std::uint64_t kSparseBytes = 5ull * 1024 * 1024 * 1024;
+    {
+        const int fd = ::open((folder_.path() + "/sparse.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_GE(fd, 0);
+        const int truncated = ::ftruncate(fd, static_cast<off_t>(kSparseBytes));
+        ::close(fd);
+        ASSERT_EQ(truncated, 0);
+    }
+    serveFolder();
+    auto range = get("/sparse.bin", "Range: bytes=5000000000-5000000009\r\n");
+    ASSERT_TRUE(range);
+    EXPECT_EQ(range->status, 206);
+    EXPECT_EQ(range->header("content-range"), "bytes 5000000000-5000000009/5368709120");
+    EXPECT_EQ(range->header("content-length"), "10");
+    EXPECT_EQ(range->body, std::string(10, '\0'));
+
+    auto client = std::make_unique<TestClient>(port());
+    // The connection and a first response are set up before memory is measured.
+    client->send("GET /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(client->readResponse());
+    client->setReceiveBuffer(64 * 1024);
+    const std::size_t residentBefore = residentAnonymousKiB();
+
+    client->send("GET /sparse.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string first;
+    const std::string head = readHeadAndSome(*client, 64 * 1024, first);
+    ASSERT_TRUE(head.starts_with("HTTP/1.1 200 ")) << head;
+    EXPECT_EQ(fieldOf(head, "content-length"), "5368709120") << head;
+    // A few MiB read (and dropped), then the client stops reading.
+    std::size_t read = first.size();
+    while (read < 4 * 1024 * 1024) {
+        const std::string piece = client->readBytes(64 * 1024);
+        ASSERT_FALSE(piece.empty()) << "the stream stopped after " << read << " bytes";
+        EXPECT_EQ(piece.find_first_not_of('\0'), std::string::npos);
+        read += piece.size();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const std::size_t residentWhileStalled = residentAnonymousKiB();
+    EXPECT_LT(residentWhileStalled, residentBefore + 32 * 1024)
+        << "RssAnon grew from " << residentBefore << " KiB to " << residentWhileStalled << " KiB";
+    // Still streaming, not given up on: the connection is open and the stream holds the file.
+    EXPECT_EQ(server().connectionCount(), 1u);
+    const std::string sparse = folder_.path() + "/sparse.bin";
+    EXPECT_EQ(descriptorsOf(sparse), 1u);
+
+    // The client goes: the stream ends with its connection, and lets go of the file.
+    client.reset();
+    EXPECT_TRUE(waitForNoConnections());
+    EXPECT_EQ(descriptorsOf(sparse), 0u);
+}
+
+TEST_P(StaticFiles, ACacheOfZeroBytesServesEveryResponseFromTheFile) {
+    StaticFileOptions options;
+    options.cacheBytes = 0;
+    serveFolder(options);
+    auto hello = get("/hello.txt");
+    ASSERT_TRUE(hello);
+    EXPECT_EQ(hello->status, 200);
+    EXPECT_EQ(hello->body, "Hello, static world!\n");
+    EXPECT_EQ(hello->header("content-length"), "21");
+    auto big = get("/big.bin");
+    ASSERT_TRUE(big);
+    EXPECT_TRUE(big->body == big_);
+    auto empty = get("/empty.css");
+    ASSERT_TRUE(empty);
+    EXPECT_EQ(empty->status, 200);
+    EXPECT_EQ(empty->header("content-length"), "0");
+    auto index = get("/docs/");
+    ASSERT_TRUE(index);
+    EXPECT_EQ(index->body, "<h1>docs</h1>");
+    auto redirect = get("/docs");
+    ASSERT_TRUE(redirect);
+    EXPECT_EQ(redirect->status, 301);
+    auto part = get("/letters.txt", "Range: bytes=26-51\r\n");
+    ASSERT_TRUE(part);
+    EXPECT_EQ(part->status, 206);
+    EXPECT_EQ(part->body, "abcdefghijklmnopqrstuvwxyz");
+
+    const std::string etag = hello->header("etag");
+    auto notModified = get("/hello.txt", "If-None-Match: " + etag + "\r\n");
+    ASSERT_TRUE(notModified);
+    EXPECT_EQ(notModified->status, 304);
+    EXPECT_EQ(notModified->header("etag"), etag);
+    auto sinceThen = get("/hello.txt", "If-Modified-Since: " + hello->header("last-modified") + "\r\n");
+    ASSERT_TRUE(sinceThen);
+    EXPECT_EQ(sinceThen->status, 304);
+
+    // Nothing is kept, so a change is served at once, not after the revalidation interval.
+    folder_.write("hello.txt", "changed at once");
+    auto changed = get("/hello.txt", "If-None-Match: " + etag + "\r\n");
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->status, 200);
+    EXPECT_EQ(changed->body, "changed at once");
+    EXPECT_NE(changed->header("etag"), etag);
+}
+
+TEST_P(StaticFiles, AFileThatGrowsPastTheCacheThresholdIsThenStreamedWhole) {
+    folder_.write("grows.bin", "small");
+    serveFolder();
+    auto small = get("/grows.bin");
+    ASSERT_TRUE(small);
+    ASSERT_EQ(small->body, "small");
+    // 400 KiB: more than a cached file may hold (StaticMount::kMaxCachedFileBytes), so it now streams. The first
+    // response after the change used to be cut after its head: the stale entry had been in memory, so the
+    // descriptor the new one streams from was closed.
+    const std::string grown = patterned(400 * 1024, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    folder_.write("grows.bin", grown);
+    std::optional<Response> response;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (std::chrono::steady_clock::now() < until) {
+        response = get("/grows.bin");
+        ASSERT_TRUE(response);
+        if (response->body != "small") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(response->header("content-length"), "409600");
+    ASSERT_EQ(response->body.size(), grown.size());
+    EXPECT_TRUE(response->body == grown);
+    auto part = get("/grows.bin", "Range: bytes=300000-300099\r\n");
+    ASSERT_TRUE(part);
+    EXPECT_EQ(part->status, 206);
+    EXPECT_EQ(part->header("content-range"), "bytes 300000-300099/409600");
+    EXPECT_EQ(part->body, grown.substr(300000, 100));
 }
 
 TEST_P(StaticFiles, AFolderWithoutItsSlashIsRedirectedAndWithItServesItsIndex) {

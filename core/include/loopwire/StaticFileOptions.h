@@ -29,6 +29,11 @@ struct StaticFileOptions {
     // (Content-Encoding, Vary: Accept-Encoding, the variant's own ETag). Variants up to 256 KiB are kept in memory;
     // larger ones are not served (the plain file is). A Range request always gets the plain file.
     bool precompressed = true;
+    // Files larger than the cache go from the page cache to the socket with sendfile(2) on plain TCP (no copy). The
+    // kernel reads those pages as it transmits them, so a file rewritten in place (not replaced by a rename) while a
+    // client downloads it can reach that client with bytes of both versions. false reads and copies them instead, as
+    // over TLS, and such a rewrite then cuts the download short.
+    bool sendfile = true;
     // Send the ETag and Last-Modified validators (and answer the conditional requests that use them).
     bool etag = true;
     bool lastModified = true;
