@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lists the Debian packages loopwire needs that this machine lacks; with --install, installs them (root only).
 #   build:  what `npm start` and `npm test` need
-#   full:   also what the ASan, libc++ and fuzz builds, the benchmark comparisons, the browser test of the demo
+#   full:   also what the ASan, libc++ and fuzz builds, the benchmark comparisons (h2o and nginx-light for the static/*
+#           scenarios' --vs h2o and --vs nginx), the browser test of the demo
 #           (tests/js/demo.test.js: it skips without chromium, except under CI=true) and the prebuilt binaries
 #           (scripts/prebuild.js: the arm64 cross compiler, and qemu-user to run them) need
 set -euo pipefail
@@ -15,11 +16,11 @@ for arg in "$@"; do
   esac
 done
 
-packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libssl-dev openssl googletest libgtest-dev curl wrk
-          redis-server)
+packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libbrotli-dev libzstd-dev libssl-dev openssl googletest
+          libgtest-dev curl wrk redis-server)
 if [ "$set_name" = full ]; then
-  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o valgrind chromium
-             g++-aarch64-linux-gnu qemu-user)
+  packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o nginx-light valgrind
+             chromium g++-aarch64-linux-gnu qemu-user)
 fi
 
 missing=()
