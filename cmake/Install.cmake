@@ -49,7 +49,8 @@ while(lw_pending)
 endwhile()
 
 # A user's build must find each of these again: loopwireConfig.cmake.in and loopwire.pc.in say how.
-set(lw_known_dependencies Threads::Threads OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB PkgConfig::LIBUV)
+set(lw_known_dependencies Threads::Threads OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB PkgConfig::LIBUV
+                          PkgConfig::LW_BROTLI PkgConfig::LW_ZSTD)
 foreach(lw_dependency IN LISTS lw_archive_dependencies)
   if(NOT lw_dependency IN_LIST lw_known_dependencies)
     message(FATAL_ERROR "The core links ${lw_dependency}: say in cmake/loopwireConfig.cmake.in how a user's build "
@@ -84,7 +85,7 @@ install(FILES ${PROJECT_BINARY_DIR}/loopwireConfig.cmake ${PROJECT_BINARY_DIR}/l
 
 # pkg-config: the prefix is found from the .pc file's own folder, so that the file stays right for
 # `cmake --install --prefix`, DESTDIR and a prefix moved elsewhere, as the CMake package does.
-set(lw_pc_requires "openssl >= 3.0, zlib")
+set(lw_pc_requires "openssl >= 3.0, zlib, libbrotlienc, libzstd")
 if(PkgConfig::LIBUV IN_LIST lw_archive_dependencies)
   string(APPEND lw_pc_requires ", libuv")
 endif()

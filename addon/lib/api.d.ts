@@ -341,6 +341,11 @@ export interface StaticOptions {
      */
     precompressed?: boolean;
     /**
+     * Compress cached files of compressible types (256 bytes to 256 KiB) once, in the background, with brotli, zstd
+     * and gzip at their highest levels, for the codings no precompressed variant provides. Default true.
+     */
+    compress?: boolean;
+    /**
      * Files larger than the cache go by sendfile(2) on plain TCP (default true). A file rewritten in place (not
      * renamed over) during a download may then reach that client mixed; false copies instead, and cuts it short.
      */

@@ -103,9 +103,10 @@ void AppWrap::serveStatic(const v8::FunctionCallbackInfo<v8::Value>& args) {
             !fields.readInteger("maxAge", 0, 0x7FFFFFFFu, options.maxAgeSeconds) ||
             !fields.readBoolean("immutable", options.immutable) ||
             !fields.readBoolean("precompressed", options.precompressed) ||
-            !fields.readBoolean("sendfile", options.sendfile) || !fields.readBoolean("etag", options.etag) ||
-            !fields.readBoolean("lastModified", options.lastModified) || !fields.readSize("cacheBytes", cacheBytes) ||
-            !readMimeTypes(fields, options.mimeTypes) || !fields.readBoolean("fallthrough", options.fallthrough)) {
+            !fields.readBoolean("compress", options.compress) || !fields.readBoolean("sendfile", options.sendfile) ||
+            !fields.readBoolean("etag", options.etag) || !fields.readBoolean("lastModified", options.lastModified) ||
+            !fields.readSize("cacheBytes", cacheBytes) || !readMimeTypes(fields, options.mimeTypes) ||
+            !fields.readBoolean("fallthrough", options.fallthrough)) {
             return;
         }
         options.cacheBytes = static_cast<std::size_t>(cacheBytes);

@@ -37,16 +37,19 @@ struct FileIdentity {
     bool operator==(const FileIdentity&) const noexcept = default;
 };
 
-// An entity-tag is at most 3 × 16 hex digits, two dashes and the quotes.
-inline constexpr std::size_t kMaxEntityTagBytes = 3 * 16 + 2 + 2;
+// An entity-tag is at most 3 × 16 hex digits, two dashes and the quotes; a compressed variant's adds "W/", a dash and
+// the coding's token.
+inline constexpr std::size_t kMaxEntityTagBytes = 3 * 16 + 2 + 2 + 2 + 1 + 8;
 
-// A file's content coded beforehand, in a file beside it (app.js.br, app.js.zst, app.js.gz: precompressed), kept in
-// memory with its own validators: a coded body never carries the plain file's entity-tag.
-struct PrecompressedVariant {
+// A file's content coded: beforehand, in a file beside it (app.js.br, app.js.zst, app.js.gz: precompressed), or by the
+// server in the background (compress); kept in memory with its own validators: a coded body never carries the plain
+// file's strong entity-tag.
+struct CodedVariant {
     compress::ContentCoding coding = compress::ContentCoding::Identity;
-    // The sibling file as last seen; size 0 and inode 0 when there was none.
+    // The sibling file as last seen; size 0 and inode 0 when there was none (also for a variant the server made).
     FileIdentity identity;
-    bool usable = false;  // it exists, is a regular file small enough to keep, and body holds it
+    bool usable = false;     // body holds the variant, to be served
+    bool generated = false;  // made by the server from the plain body (its entity-tag is weak)
     std::string body;
     char entityTag[kMaxEntityTagBytes] = {};
     std::uint8_t entityTagLength = 0;
@@ -92,23 +95,26 @@ struct CachedFile {
     char lastModified[HttpDate::kLength] = {};
     // Loop::nowMs() when the identity was last compared with the file's.
     std::uint64_t checkedAtMs = 0;
-    // In kPrecompressedOrder; looked for only when the mount serves precompressed files (precompressedChecked).
-    std::array<PrecompressedVariant, kPrecompressedCodings> precompressed;
+    // In kPrecompressedOrder; siblings looked for only when the mount serves precompressed files
+    // (precompressedChecked), and made by the server when it compresses.
+    std::array<CodedVariant, kPrecompressedCodings> precompressed;
     bool precompressedChecked = false;
+    // The answer depends on Accept-Encoding (Vary): a variant exists, or is being made.
+    bool variesByCoding = false;
 
     std::string_view entityTagText() const noexcept { return {entityTag, entityTagLength}; }
     std::string_view lastModifiedText() const noexcept { return {lastModified, HttpDate::kLength}; }
     // The codings a usable precompressed variant exists for.
     compress::CodingSet precompressedCodings() const noexcept {
         compress::CodingSet codings;
-        for (const PrecompressedVariant& variant : precompressed) {
+        for (const CodedVariant& variant : precompressed) {
             if (variant.usable) codings.add(variant.coding);
         }
         return codings;
     }
     // The plain file, or the variant of coding (which must be usable).
     Representation representation(compress::ContentCoding coding = compress::ContentCoding::Identity) const noexcept {
-        for (const PrecompressedVariant& variant : precompressed) {
+        for (const CodedVariant& variant : precompressed) {
             if (variant.usable && variant.coding == coding && coding != compress::ContentCoding::Identity) {
                 return {.coding = coding,
                         .contentType = contentType,
@@ -134,7 +140,7 @@ struct CachedFile {
     // What this entry costs the cache's bound.
     std::size_t chargedBytes() const noexcept {
         std::size_t bytes = sizeof(CachedFile) + key.size() + body.size();
-        for (const PrecompressedVariant& variant : precompressed)
+        for (const CodedVariant& variant : precompressed)
             bytes += variant.body.size();
         return bytes;
     }

@@ -100,7 +100,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
     // A precompressed variant answers a request that accepts its coding; never a Range request (the ranges a
     // client asks for are of the plain file: it may have cached part of it, or be resuming a download of it).
     const compress::CodingSet variants = file.precompressedCodings();
-    const bool varies = !(variants == compress::CodingSet{});
+    const bool varies = file.variesByCoding;
     compress::ContentCoding coding = compress::ContentCoding::Identity;
     if (varies && fields.range.empty()) {
         coding = fields.acceptEncoding.choose(variants, CachedFile::kPrecompressedOrder).coding;

@@ -6,7 +6,7 @@
 
 namespace loopwire::files {
 
-StaticFileServer::StaticFileServer(HttpServer& http) : http_(http) {
+StaticFileServer::StaticFileServer(HttpServer& http) : http_(http), compressor_(http.loop()) {
     // A boundary must not occur in the parts it separates (RFC 2046 §5.1.1). Random per server, so that no file can
     // be made to hold the delimiter of responses it will be part of, short of reading one first.
     std::random_device source;
@@ -47,7 +47,7 @@ StaticMount* StaticFileServer::addMount(std::string prefix, std::string_view roo
         error = "static: index must be a file name, without '/'";
         return nullptr;
     }
-    mounts_.push_back(std::make_unique<StaticMount>(http_.loop(), streams_, boundary(), std::move(prefix),
+    mounts_.push_back(std::make_unique<StaticMount>(http_.loop(), streams_, compressor_, boundary(), std::move(prefix),
                                                     std::move(root), options, std::move(types)));
     return mounts_.back().get();
 }

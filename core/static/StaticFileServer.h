@@ -7,6 +7,7 @@
 #pragma once
 
 #include "BodyStream.h"
+#include "CompressionWorker.h"
 #include "StaticMount.h"
 #include "http/HttpServer.h"
 
@@ -42,6 +43,8 @@ private:
     HttpServer& http_;
     BodyStreamPool streams_;
     std::vector<std::unique_ptr<StaticMount>> mounts_;
+    // Declared after the mounts: destroyed first, so that no result reaches a mount that is gone.
+    CompressionWorker compressor_;
     char boundary_[BodyStream::kBoundaryBytes];
 };
 

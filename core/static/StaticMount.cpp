@@ -1,6 +1,7 @@
 #include "StaticMount.h"
 
 #include "base/Limits.h"
+#include "compress/Encoder.h"
 #include "loop/Loop.h"
 #include "static/HttpDate.h"
 #include "static/RequestPath.h"
@@ -70,9 +71,10 @@ std::string cacheControlFor(const StaticFileOptions& options) {
 
 }  // namespace
 
-StaticMount::StaticMount(Loop& loop, BodyStreamPool& streams, std::string_view boundary, std::string prefix,
-                         FileRoot root, const StaticFileOptions& options, MimeTypes types)
+StaticMount::StaticMount(Loop& loop, BodyStreamPool& streams, CompressionWorker& compressor, std::string_view boundary,
+                         std::string prefix, FileRoot root, const StaticFileOptions& options, MimeTypes types)
     : loop_(loop),
+      compressor_(compressor),
       prefix_(std::move(prefix)),
       root_(std::move(root)),
       options_(options),
@@ -247,6 +249,7 @@ std::shared_ptr<CachedFile> StaticMount::load(std::string_view path, int fd, con
     HttpDate::format(entry->identity.modifiedSeconds, std::span<char, HttpDate::kLength>(entry->lastModified));
     if (options_.precompressed) loadPrecompressed(*entry);
     cache_.insert(entry);
+    scheduleCompression(entry);
     return entry;
 }
 
@@ -292,7 +295,7 @@ FileIdentity StaticMount::siblingIdentity(std::string_view path, std::string_vie
 void StaticMount::loadPrecompressed(CachedFile& entry) {
     entry.precompressedChecked = true;
     for (std::size_t i = 0; i < CachedFile::kPrecompressedCodings; ++i) {
-        PrecompressedVariant& variant = entry.precompressed[i];
+        CodedVariant& variant = entry.precompressed[i];
         variant.coding = CachedFile::kPrecompressedOrder[i];
         int fd = -1;
         variant.identity = siblingIdentity(entry.key, CachedFile::kPrecompressedSuffixes[i], &fd);
@@ -303,8 +306,53 @@ void StaticMount::loadPrecompressed(CachedFile& entry) {
         }
         ::close(fd);
         if (!variant.usable) continue;
+        entry.variesByCoding = true;
         variant.entityTagLength = formatEntityTag(variant.entityTag, variant.identity);
         HttpDate::format(variant.identity.modifiedSeconds, std::span<char, HttpDate::kLength>(variant.lastModified));
+    }
+}
+
+void StaticMount::scheduleCompression(const std::shared_ptr<CachedFile>& entry) {
+    if (!options_.compress || !entry->compressible || !entry->bodyInMemory ||
+        entry->identity.size < kMinCompressedFileBytes) {
+        return;
+    }
+    // Only for an entry the cache kept: one it could not keep is loaded again for every request.
+    const std::shared_ptr<CachedFile>* cached = cache_.find(entry->key);
+    if (cached == nullptr || cached->get() != entry.get()) return;
+    for (const CodedVariant& variant : entry->precompressed) {
+        if (variant.usable || !compress::Encoder::available(variant.coding)) continue;
+        compressor_.schedule(this, entry, variant.coding);
+        entry->variesByCoding = true;
+    }
+}
+
+void StaticMount::addCompressedVariant(CompressionWorker::Result& result) {
+    CachedFile& entry = *result.entry;
+    if (result.body.empty()) return;
+    const std::shared_ptr<CachedFile>* cached = cache_.find(entry.key);
+    if (cached == nullptr || cached->get() != &entry) return;  // reloaded or evicted meanwhile
+    for (CodedVariant& variant : entry.precompressed) {
+        if (variant.coding != result.coding || variant.usable) continue;
+        variant.usable = true;
+        variant.generated = true;
+        variant.body = std::move(result.body);
+        // Weak: the bytes are the plain file's, coded by this server at one level; another build or level would code
+        // them differently, and a strong tag promises the same bytes.
+        const std::string_view plain = entry.entityTagText();
+        const std::string_view token = compress::contentCodingToken(variant.coding);
+        char* at = variant.entityTag;
+        at = std::copy_n("W/", 2, at);
+        at = std::copy(plain.begin(), plain.end() - 1, at);
+        *at++ = '-';
+        at = std::copy(token.begin(), token.end(), at);
+        *at++ = '"';
+        variant.entityTagLength = static_cast<std::uint8_t>(at - variant.entityTag);
+        std::copy_n(entry.lastModified, HttpDate::kLength, variant.lastModified);
+        variant.identity = {};
+        // Charged anew: the entry grew.
+        cache_.insert(result.entry);
+        return;
     }
 }
 

@@ -8,6 +8,7 @@
 // (or go on, with fallthrough). Allocates only when it loads or reloads an entry. Loop thread only.
 #pragma once
 
+#include "CompressionWorker.h"
 #include "FileCache.h"
 #include "FileResponder.h"
 #include "FileRoot.h"
@@ -37,15 +38,21 @@ public:
     static constexpr std::uint64_t kMaxCachedFileBytes = 256 * 1024;
     // Times a file that changed while it was being read into memory is read again before it is streamed instead.
     static constexpr int kMaxLoadAttempts = 3;
+    // Smaller files are not compressed (options.compress): the coding's framing would eat most of the gain.
+    static constexpr std::uint64_t kMinCompressedFileBytes = 256;
 
-    StaticMount(Loop& loop, BodyStreamPool& streams, std::string_view boundary, std::string prefix, FileRoot root,
-                const StaticFileOptions& options, MimeTypes types);
+    StaticMount(Loop& loop, BodyStreamPool& streams, CompressionWorker& compressor, std::string_view boundary,
+                std::string prefix, FileRoot root, const StaticFileOptions& options, MimeTypes types);
 
     // The GET route's handler (HEAD requests come to it too).
     void serve(HttpResponse& response, HttpRequest& request);
     // The handler of the other methods: 405 with Allow, or, with fallthrough, the next route. GET and HEAD, which
     // reach it only after serve() yielded them, are yielded again.
     void serveOtherMethod(HttpResponse& response, HttpRequest& request);
+
+    // A variant the compression worker made (on the loop thread): added to its entry, and charged to the cache, when
+    // the entry is still the one cached for its path and no sibling file provides that coding meanwhile.
+    void addCompressedVariant(CompressionWorker::Result& result);
 
     const std::string& prefix() const noexcept { return prefix_; }
     FileCache& cache() noexcept { return cache_; }
@@ -65,12 +72,15 @@ private:
     FileIdentity siblingIdentity(std::string_view path, std::string_view suffix, int* fd) const;
     // Looks for entry's precompressed siblings and keeps those that fit in memory.
     void loadPrecompressed(CachedFile& entry);
+    // Schedules the codings entry lacks with the compression worker (options.compress).
+    void scheduleCompression(const std::shared_ptr<CachedFile>& entry);
     // Whether every sibling looked for is as it was (none appeared, changed or went).
     bool precompressedUnchanged(const CachedFile& entry) const;
     void miss(HttpResponse& response, HttpRequest& request);
     void redirectToDirectory(HttpResponse& response, std::string_view url, std::string_view query);
 
     Loop& loop_;
+    CompressionWorker& compressor_;
     std::string prefix_;
     FileRoot root_;
     StaticFileOptions options_;

@@ -29,6 +29,10 @@ struct StaticFileOptions {
     // (Content-Encoding, Vary: Accept-Encoding, the variant's own ETag). Variants up to 256 KiB are kept in memory;
     // larger ones are not served (the plain file is). A Range request always gets the plain file.
     bool precompressed = true;
+    // Compress files of compressible types (text, JSON, JavaScript, SVG...; see docs/static-files.md) kept in the cache
+    // and at least 256 bytes long, once, in the background, with brotli, zstd and gzip at their highest levels, for the
+    // codings no precompressed variant provides; until a variant is ready the plain file is served.
+    bool compress = true;
     // Files larger than the cache go from the page cache to the socket with sendfile(2) on plain TCP (no copy). The
     // kernel reads those pages as it transmits them, so a file rewritten in place (not replaced by a rename) while a
     // client downloads it can reach that client with bytes of both versions. false reads and copies them instead, as

@@ -154,7 +154,7 @@ linked.disconnectPubSub();
 
 // Static files, with an SPA's fallback behind them.
 const site: TemplatedApp = App()
-  .static('/', './public', { maxAge: 3600, immutable: false, dotfiles: 'deny', fallthrough: true, precompressed: true,
+  .static('/', './public', { maxAge: 3600, immutable: false, dotfiles: 'deny', fallthrough: true, precompressed: true, compress: true,
                              mimeTypes: { md: 'text/markdown; charset=utf-8' }, index: false, cacheBytes: 1 << 20 })
   .get('/*', (res) => { res.end('spa'); });
 void site;
