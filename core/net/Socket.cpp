@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <csignal>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -30,8 +32,11 @@ constexpr std::size_t kMaxRetainedBackpressureBytes = 64 * 1024;
 constexpr std::size_t kTlsPlaintextBytes = Loop::kReceiveBufferBytes / 2;
 constexpr std::size_t kTlsCiphertextBytes = Loop::kReceiveBufferBytes / 2 - TlsSession::kMaxRecordBytes;
 static_assert(Loop::kCorkBufferBytes <= 16384, "a corked batch must fit in one TLS record");
-// What a TLS socket's tryWrite() seals and sends at a time (see tryWriteEncrypted): four full records.
-constexpr std::size_t kTlsTryWriteGroupBytes = 4 * 16384;
+// What a TLS socket's tryWrite() seals and sends at a time (see tryWriteEncrypted): two full records. Four (64 KiB and
+// their framing) passed the record buffer's retained size, so it was freed and grown again for every group, and
+// sends of 64 KiB cost this kernel's TCP stack more per byte: streaming 1 MiB files over TLS took 719 µs of CPU per
+// MiB with four, 537 with two (issue 44's static/1mb-tls, docs/benchmarks.md).
+constexpr std::size_t kTlsTryWriteGroupBytes = 2 * 16384;
 static_assert(Loop::kCorkBufferBytes < kTlsTryWriteGroupBytes, "the corked bytes go with the first group");
 
 // Where a TLS socket's session writes the records of one call, on their way to the kernel: the loop's shared
@@ -214,10 +219,28 @@ std::size_t Socket::trySendFile(int fileFd, std::uint64_t fileOffset, std::size_
     constexpr std::size_t kMaxSendFileBytes = 0x7ffff000;
     off_t offset = static_cast<off_t>(fileOffset);
     ssize_t sent;
-    do {
-        loop_.countSendCall();
-        sent = ::sendfile(fd(), fileFd, &offset, std::min(count, kMaxSendFileBytes));
-    } while (sent < 0 && errno == EINTR);
+    {
+        // sendfile(2) has no MSG_NOSIGNAL: a peer that reset the connection would raise SIGPIPE, whose default
+        // action ends the process (Node ignores it; a C++ program need not). Blocked around the call, and a SIGPIPE
+        // this call raised is taken off the thread before the mask is restored.
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        sigset_t previous;
+        pthread_sigmask(SIG_BLOCK, &pipe, &previous);
+        do {
+            loop_.countSendCall();
+            sent = ::sendfile(fd(), fileFd, &offset, std::min(count, kMaxSendFileBytes));
+        } while (sent < 0 && errno == EINTR);
+        const int sendError = errno;
+        if (sent < 0 && sendError == EPIPE && !sigismember(&previous, SIGPIPE)) {
+            const timespec now{};
+            while (sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        errno = sendError;
+    }
     if (sent >= 0) return static_cast<std::size_t>(sent);
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
     // EINVAL, EIO...: the file's side failed, not the connection; the caller ends the response.

@@ -124,7 +124,12 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
         conditions.ifUnmodifiedSince = fields.ifUnmodifiedSince;
     }
 
-    switch (Preconditions::evaluate(conditions, current, nowSeconds)) {
+    // Most requests carry no condition: no need to read the entity-tags then.
+    const bool conditional = !conditions.ifMatch.empty() || !conditions.ifNoneMatch.empty() ||
+                             !conditions.ifModifiedSince.empty() || !conditions.ifUnmodifiedSince.empty();
+    const PreconditionVerdict precondition =
+        conditional ? Preconditions::evaluate(conditions, current, nowSeconds) : PreconditionVerdict::Proceed;
+    switch (precondition) {
         case PreconditionVerdict::NotModified:
             closeIfOpen(fd);
             response.writeStatus("304 Not Modified");

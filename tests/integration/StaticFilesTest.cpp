@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -580,6 +581,24 @@ TEST_P(StaticFiles, AFileThatGrowsPastTheCacheThresholdIsThenStreamedWhole) {
     EXPECT_EQ(part->status, 206);
     EXPECT_EQ(part->header("content-range"), "bytes 300000-300099/409600");
     EXPECT_EQ(part->body, grown.substr(300000, 100));
+}
+
+TEST_P(StaticFiles, AClientThatResetsDuringALargeFileDoesNotEndTheProcess) {
+    // The test process keeps SIGPIPE's default action (terminate), as a C++ server may: sendfile(2) has no
+    // MSG_NOSIGNAL, so a write to a reset connection must not raise it.
+    serveFolder();
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        TestClient client(port());
+        client.setReceiveBuffer(16 * 1024);
+        client.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+        EXPECT_FALSE(client.readBytes(100).empty());
+        const linger reset{1, 0};
+        ASSERT_EQ(::setsockopt(client.fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+    }
+    EXPECT_TRUE(waitForNoConnections());
+    auto after = get("/hello.txt");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->body, "Hello, static world!\n");
 }
 
 TEST_P(StaticFiles, AFolderWithoutItsSlashIsRedirectedAndWithItServesItsIndex) {
