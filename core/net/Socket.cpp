@@ -233,7 +233,10 @@ std::size_t Socket::trySendFile(int fileFd, std::uint64_t fileOffset, std::size_
             sent = ::sendfile(fd(), fileFd, &offset, std::min(count, kMaxSendFileBytes));
         } while (sent < 0 && errno == EINTR);
         const int sendError = errno;
-        if (sent < 0 && sendError == EPIPE && !sigismember(&previous, SIGPIPE)) {
+        // Not only on EPIPE: a connection reset during a call that sent part of its bytes raises it too. When the
+        // thread did not block SIGPIPE before, none was pending then, so one pending now is this call's.
+        sigset_t pending;
+        if (!sigismember(&previous, SIGPIPE) && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
             const timespec now{};
             while (sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
             }
