@@ -1,7 +1,8 @@
 'use strict';
 // The check made before anything is measured: one request of the scenario to every copy, whose answers must all
-// have the same status, body and the headers the scenario names (compareHeaders). A server that answers
-// differently would make the comparison meaningless, so the run stops and shows the difference.
+// have the same status, body and the headers the scenario names (compareHeaders: a name, or { name, view } to
+// compare a part of the value, HEADER_VIEWS). A server that answers differently would make the comparison
+// meaningless, so the run stops and shows the difference.
 //
 // HTTP requests are sent with node:http (node:https for a TLS scenario, accepting the self-signed certificate the
 // runner made) on a fresh connection. For ws/echo-* scenarios the check is one echo
@@ -20,6 +21,23 @@ const WS_CHECKS = {
 };
 // How much of a differing body the message shows.
 const BODY_EXCERPT_BYTES = 200;
+// The part of a header's value a scenario may compare instead of the whole (compareHeaders: { name, view }):
+// 'media-type' is Content-Type without its parameters, lowercased ("text/plain; charset=utf-8" -> "text/plain").
+const HEADER_VIEWS = {
+  'media-type': (value) => value.split(';')[0].trim().toLowerCase(),
+};
+
+// A compareHeaders entry as { name, view } (a plain name compares the whole value).
+const headerRule = (entry) => (typeof entry === 'string' ? { name: entry, view: null } : entry);
+
+// What answer's header gives for the rule, as compared: the value or its view; undefined when it is absent.
+function headerValue(answer, rule) {
+  const value = answer.headers[rule.name];
+  if (value === undefined || rule.view === null) return value;
+  const view = HEADER_VIEWS[rule.view];
+  if (!view) throw new Error(`no header view called ${rule.view}`);
+  return view(value);
+}
 
 // Resolves to { status, headers, body } for one request of scenario to 127.0.0.1:port.
 function requestOnce(scenario, port) {
@@ -49,7 +67,10 @@ function requestOnce(scenario, port) {
 // The part of an answer that must agree, as text.
 function essence(scenario, answer) {
   const lines = [`status ${answer.status}`];
-  for (const name of scenario.compareHeaders) lines.push(`${name}: ${answer.headers[name] ?? '(absent)'}`);
+  for (const rule of scenario.compareHeaders.map(headerRule)) {
+    const label = rule.view === null ? rule.name : `${rule.name} (${rule.view})`;
+    lines.push(`${label}: ${headerValue(answer, rule) ?? '(absent)'}`);
+  }
   const body = answer.body.length > BODY_EXCERPT_BYTES
     ? `${answer.body.subarray(0, BODY_EXCERPT_BYTES).toString()}... (${answer.body.length} bytes)`
     : answer.body.toString();
@@ -61,7 +82,7 @@ function essence(scenario, answer) {
 function compareAnswers(scenario, answers) {
   const [first, ...others] = answers;
   const same = (a, b) => a.status === b.status && a.body.equals(b.body) &&
-    scenario.compareHeaders.every((name) => a.headers[name] === b.headers[name]);
+    scenario.compareHeaders.map(headerRule).every((rule) => headerValue(a, rule) === headerValue(b, rule));
   if (others.every(({ answer }) => same(first.answer, answer))) return null;
   const listing = answers.map(({ copy, answer }) =>
     `  ${copy}:\n${essence(scenario, answer).map((line) => `    ${line}`).join('\n')}`);
@@ -95,4 +116,4 @@ async function checkAnswers(scenario, copies, { lwload }) {
   if (difference !== null) throw new Error(difference);
 }
 
-module.exports = { WS_CHECKS, requestOnce, compareAnswers, checkAnswers };
+module.exports = { WS_CHECKS, HEADER_VIEWS, requestOnce, compareAnswers, checkAnswers };

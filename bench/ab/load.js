@@ -48,8 +48,12 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
 function runLoad({ lwload, args, cpu = null, expectedSeconds }) {
   const command = cpu === null ? [lwload, ...args] : ['taskset', '-c', String(cpu), lwload, ...args];
   const timeout = expectedSeconds * 1000 + LOAD_GRACE_MS;
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     execFile(command[0], command.slice(1), { timeout, maxBuffer: LOAD_OUTPUT_BYTES }, (error, stdout, stderr) => {
+      // execFile's timeout sends SIGTERM and drops the output: lwload then stops, prints its line into a closed pipe
+      // and exits with status 0, which leaves no error to tell by.
+      const timedOut = Date.now() - started >= timeout;
       const line = stdout.trim().split('\n').pop();
       let result = null;
       try {
@@ -58,7 +62,8 @@ function runLoad({ lwload, args, cpu = null, expectedSeconds }) {
         // Reported below with lwload's own words.
       }
       if (result === null || (error && result.requests === 0)) {
-        const why = error ? (error.killed ? `killed after ${timeout} ms` : `status ${error.code}`) : 'no JSON line';
+        const why = error?.killed || timedOut ? `stopped after ${timeout} ms, its time limit`
+          : error ? `status ${error.code}` : 'no JSON line';
         reject(new Error(`lwload ${args.join(' ')}: ${why}\n${stderr.trim()}`));
         return;
       }

@@ -9,7 +9,9 @@
 // A server that exits with UNAVAILABLE_EXIT_STATUS before listening cannot run here at all (its module lacks what
 // the scenario needs); startServer() then rejects with an error whose `unavailable` is true, for the caller to skip
 // the scenario rather than stop the run.
+const fs = require('node:fs');
 const net = require('node:net');
+const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { UNAVAILABLE_EXIT_STATUS } = require('../scenarios/js/common');
 
@@ -55,12 +57,32 @@ function freePort() {
   });
 }
 
-// A server spec ({ argv, fixedPort }) made ready to start: when it takes a fixed {port}, a free port is picked
-// and put in. Resolves to { argv, fixedPort } with fixedPort the number or null.
+// A configuration template (arms.js, programServer) for one start: {port} and {configDir} filled.
+function renderConfig(text, { port, configDir }) {
+  return text.replaceAll('{port}', String(port)).replaceAll('{configDir}', configDir);
+}
+
+// Writes server.config ({ name, text, parent }) for port into a new folder under its parent. Returns the file's path.
+function writeConfig(config, port) {
+  fs.mkdirSync(config.parent, { recursive: true });
+  const configDir = fs.mkdtempSync(path.join(config.parent, `${path.parse(config.name).name}-`));
+  const file = path.join(configDir, config.name);
+  fs.writeFileSync(file, renderConfig(config.text, { port, configDir }));
+  return file;
+}
+
+// A server spec ({ argv, fixedPort, config }) made ready to start: when it takes a fixed {port}, a free port is
+// picked and put in, and its configuration file, if it has one, is written with that port ({config} in argv is
+// its path). Resolves to { argv, fixedPort } with fixedPort the number or null.
 async function withPort(server) {
   if (!server.fixedPort) return { argv: server.argv, fixedPort: null };
   const port = await freePort();
-  return { argv: server.argv.map((part) => part.replaceAll('{port}', String(port))), fixedPort: port };
+  const configFile = server.config ? writeConfig(server.config, port) : null;
+  const argv = server.argv.map((part) => {
+    const withPortNumber = part.replaceAll('{port}', String(port));
+    return configFile === null ? withPortNumber : withPortNumber.replaceAll('{config}', configFile);
+  });
+  return { argv, fixedPort: port };
 }
 
 // argv: the command; cwd; cpu: the CPU to pin it to (null: not pinned); fixedPort: the port the command was
@@ -192,4 +214,4 @@ async function stopAllServers() {
   await Promise.all([...live].map((server) => server.stop()));
 }
 
-module.exports = { START_TIMEOUT_MS, startServer, stopAllServers, killAllServers, freePort, withPort };
+module.exports = { START_TIMEOUT_MS, startServer, stopAllServers, killAllServers, freePort, withPort, renderConfig };

@@ -1,22 +1,33 @@
 'use strict';
 // Turning the settings into two ready arms and an lwload binary: resolving refs, checking commits out into
 // temporary worktrees under tmpDir, building what each arm's implementation needs (cached per commit), building
-// lwload from the runner's own checkout, so that both arms are loaded by the same client, and making the TLS key
-// and certificate under tmpDir when a chosen scenario needs them (the same files for both arms).
+// lwload from the runner's own checkout, so that both arms are loaded by the same client, installing the npm
+// stacks an arm runs on into the runner's cache, and making under tmpDir the TLS key and certificate and the
+// document root when a chosen scenario needs them (the same files for both arms).
 // cleanupWorktrees() removes every worktree made here; it is synchronous so that it can run on process exit.
 const fs = require('node:fs');
 const path = require('node:path');
 const { WORKTREE } = require('./args');
 const { spawnSync } = require('node:child_process');
-const { describeArm, fill } = require('./arms');
+const { describeArm, fill, programPath } = require('./arms');
 const { buildCommit, buildWorkingTree, prepareCommit } = require('./build');
 const { makeTlsFiles, needsTls } = require('./tls');
+const { docrootFiles, makeDocroot } = require('./docroot');
 const { ensureUwsInstalled } = require('./uws');
 const { ensureSocketIoInstalled } = require('./socketio');
+const { ensureUltimateExpressInstalled, ensureFastifyInstalled } = require('./stacks');
 const { installNode } = require('../../scripts/lib/node-versions');
 const git = require('./git');
 
 const madeWorktrees = [];
+
+// The npm stacks the runner installs into its cache, by implementation, and what each is called in a note.
+const INSTALLERS = {
+  uws: { what: 'uwebsockets', ensure: ensureUwsInstalled },
+  socketio: { what: 'socket.io', ensure: ensureSocketIoInstalled },
+  'express-static': { what: 'ultimate-express', ensure: ensureUltimateExpressInstalled },
+  'fastify-static': { what: 'fastify and @fastify/static', ensure: ensureFastifyInstalled },
+};
 
 function armFor(side, ref, impl) {
   if (ref === WORKTREE) {
@@ -45,6 +56,22 @@ function tlsFilesFor(settings, scenarios, tmpDir, note) {
     note(`${error.message}; the TLS scenarios will be skipped`);
     return null;
   }
+}
+
+// The run's document root, with the files of every chosen scenario that has one (docroot.js), else null.
+function docrootFor(settings, scenarios, tmpDir) {
+  const chosen = scenarios.filter((scenario) => settings.scenarios.includes(scenario.name) && scenario.enabled);
+  const files = docrootFiles(chosen);
+  return Object.keys(files).length === 0 ? null : makeDocroot(path.join(tmpDir, 'docroot'), files);
+}
+
+// The first line a system program prints about its version ("nginx version: nginx/1.22.1"), or null.
+function programVersion(implementation) {
+  const executable = implementation.program ? programPath(implementation.program) : null;
+  if (executable === null) return null;
+  const result = spawnSync(executable, implementation.versionArgs ?? ['--version'], { encoding: 'utf8' });
+  if (result.error) return null;
+  return `${result.stdout}\n${result.stderr}`.split('\n').map((line) => line.trim()).find(Boolean) ?? null;
 }
 
 // Resolves, checks out and builds both arms; returns { base, head, lwload }. scenarios: the scenario table.
@@ -85,13 +112,10 @@ function prepareArms(settings, { implementations, scenarios = [], tmpDir, note }
     Object.assign(arm, byCommit.get(key));
   }
 
-  if ([base, head].some((arm) => arm.impl === 'uws')) {
-    const problem = ensureUwsInstalled(note);
-    if (problem !== null) note(`uwebsockets could not be installed (${problem}); its scenarios will be skipped`);
-  }
-  if ([base, head].some((arm) => arm.impl === 'socketio')) {
-    const problem = ensureSocketIoInstalled(note);
-    if (problem !== null) note(`socket.io could not be installed (${problem}); its scenarios will be skipped`);
+  for (const impl of new Set([base, head].filter((arm) => arm.kind !== 'command').map((arm) => arm.impl))) {
+    const installer = INSTALLERS[impl];
+    const problem = installer ? installer.ensure(note) : null;
+    if (problem !== null) note(`${installer.what} could not be installed (${problem}); its scenarios will be skipped`);
   }
   if (settings.node !== null) {
     // The JavaScript arms but uws (whose binaries load here only on the runner's Node) run on that line.
@@ -105,8 +129,12 @@ function prepareArms(settings, { implementations, scenarios = [], tmpDir, note }
     note(`JavaScript servers other than uws run on Node ${version} (${node})`);
   }
   const tls = tlsFilesFor(settings, scenarios, tmpDir, note);
+  const docroot = docrootFor(settings, scenarios, tmpDir);
   for (const arm of [base, head]) {
     arm.tls = tls;
+    arm.docroot = docroot;
+    arm.scratch = path.join(tmpDir, 'servers');
+    if (arm.kind !== 'command') arm.programVersion = programVersion(implementations[arm.impl]);
     const prepare = arm.kind === 'command' ? null : implementations[arm.impl].prepare;
     if (prepare && !runPrepare(arm, prepare)) {
       note(`${arm.side}: ${prepare.command.slice(1).join(' ')} failed; ${arm.impl} may not load`);

@@ -11,25 +11,37 @@
 //   {socketio}  the folder of the socket.io package it installs there, beside its Redis adapter (bench/ab/socketio.js)
 //   {tlsKey}, {tlsCert}  the key and self-signed certificate (PEM files) the runner makes with the openssl command
 //            for each run that has a TLS scenario (bench/ab/tls.js); the same pair for every server
+//   {docroot}  the document root the runner makes for each run that has a static/* scenario (bench/ab/docroot.js),
+//            holding the files the scenarios' `docroot` name; the same folder for every server
+//   {ultimateExpress}, {fastify}  the folders of the static-file stacks it installs into its cache (bench/ab/stacks.js)
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
 // module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
 // requirement is missing is skipped with a message, never an error. `load`, when present, is what that server
 // changes in the scenario's request for lwload (socket.io's path and its protocol, `socketIo`).
 //
+// A server from the system (nginx, h2o) names its executable in `program`, looked up on PATH (and in /usr/sbin);
+// where it is not installed the arm is skipped. Such servers read a configuration file and cannot print a port:
+// `config` is the template of that file (bench/scenarios/configs.js) and `{config}` its path in the command; the
+// runner picks a free port for each start, fills the template with it ({port}, {configDir}, and the placeholders
+// above) into a folder of its own, and waits for the port to accept connections.
+//
 // `request.tls` makes lwload load the scenario over TLS (https://, wss://) on keep-alive connections.
 //
 // `enabled: false` keeps a row defined but out of every run until what it needs exists (`disabled` says what).
 // `unit` is what lwload counts and the report divides CPU time by: 'request' (HTTP), 'handshake' (an HTTP request
-// on a connection of its own, with its TLS handshake), 'message' (an echo) or 'delivery' (a message received by
-// one subscriber). `joinSeconds` is how long lwload may take to open its
+// on a connection of its own, with its TLS handshake), 'MiB' (an HTTP request whose answer is a file of exactly one
+// MiB: per request is per MiB of body), 'message' (an echo) or 'delivery' (a message received by one subscriber). `joinSeconds` is how long lwload may take to open its
 // connections before its measured time begins (lwload fanout starts measuring once every subscriber has
-// joined): the runner allows it on top of the duration before calling a run stalled.
+// joined): the runner allows it on top of the duration before calling a run stalled. `callgrindSecondsPerRequest`
+// is how long a request may take under callgrind (--instructions) when it is far more than the runner's default
+// (bench/ab/instructions.js): a MiB read and encrypted under callgrind takes some 0.2 s.
 //
 // File descriptors: ws/fanout holds 1,001 connections. lwload and cpp/fanout.cpp raise their soft RLIMIT_NOFILE
 // themselves; Node raises its own soft limit to the hard limit at startup, so the JavaScript servers need
 // nothing (a hard limit under about 1,100 would, and is reported by the server failing to accept).
 
 const path = require('node:path');
+const { nginxConfig, h2oConfig } = require('./configs');
 
 // Connections lwload keeps open, unless a scenario says otherwise.
 const DEFAULT_CONNECTIONS = 100;
@@ -40,7 +52,8 @@ const DEFAULT_PIPELINE = 1;
 // followsNodeOption: the arm runs on the Node that --node names (the runner's Node otherwise; uws always stays on
 // it). prepare: a command run in the arm's checkout before its servers start (the addon's own build), and the
 // folders it writes, cached per commit; in the working tree it runs every time, as an incremental build, so that an edited
-// source is measured as edited.
+// source is measured as edited. program: the system executable the implementation is (its servers are skipped where
+// it is not installed), and versionArgs the arguments that make it print its version, for the report.
 const IMPLEMENTATIONS = {
   'loopwire-cpp': { label: 'loopwire (C++)', buildTargets: ['bench_scenarios'] },
   'loopwire-js': {
@@ -53,6 +66,14 @@ const IMPLEMENTATIONS = {
   'node-http': { label: 'node:http + ws', buildTargets: [], followsNodeOption: true },
   uws: { label: 'uWebSockets.js (npm uwebsockets)', buildTargets: [] },
   socketio: { label: 'socket.io + @socket.io/redis-adapter (npm)', buildTargets: [], followsNodeOption: true },
+  // The static/* scenarios' competitors: the C servers from Debian (apt-get install nginx-light h2o;
+  // scripts/deps.sh --full), and the JavaScript stacks from npm, installed into the runner's cache.
+  // express-static stays on the runner's Node, like uws: uWebSockets.js's binaries load here only on Node 20.
+  nginx: { label: 'nginx (Debian)', buildTargets: [], program: 'nginx', versionArgs: ['-v'] },
+  h2o: { label: 'h2o (Debian)', buildTargets: [], program: 'h2o', versionArgs: ['--version'] },
+  'express-static': { label: 'express.static on ultimate-express over uWebSockets.js (npm)', buildTargets: [] },
+  'fastify-static': { label: '@fastify/static on fastify over node:http (npm)', buildTargets: [],
+    followsNodeOption: true },
 };
 
 const cppServer = (name) => ({ command: [`{build}/bench/scenarios/${name}`] });
@@ -80,6 +101,39 @@ const TLS_ARGS = ['--key', '{tlsKey}', '--cert', '{tlsCert}'];
 const withTls = (server) => ({ ...server, command: [...server.command, ...TLS_ARGS] });
 const httpsServers = (name) => Object.fromEntries(Object.entries(httpServers(`https-${name}`))
   .map(([impl, server]) => [impl, withTls(server)]));
+
+// The files of the static/* scenarios' document root: one cached by every server that caches (loopwire keeps
+// files up to 256 KiB in memory), one streamed (sendfile(2) where the server uses it, on plain TCP).
+const STATIC_FILES = { '1kb.txt': 1024, '1mb.txt': 1024 * 1024 };
+// How long a 1 MiB response may take under callgrind: some 0.2 s over TLS (nginx, loopwire), more in JavaScript.
+const MIB_CALLGRIND_SECONDS = 1;
+
+// The six servers of a static/* scenario, each serving {docroot} at "/" with its defaults (bench/scenarios/configs.js
+// for nginx and h2o); tls: over TLS with the run's key and certificate.
+const staticScript = (name, module, tlsArgs) => ({
+  command: ['{node}', `{root}/bench/scenarios/js/static/${name}.js`, '--module', module, '--docroot', '{docroot}',
+    ...tlsArgs],
+  requires: module,
+});
+const staticServers = ({ tls }) => {
+  const tlsArgs = tls ? TLS_ARGS : [];
+  return {
+    'loopwire-cpp': { command: ['{build}/bench/scenarios/static', '--docroot', '{docroot}', ...tlsArgs] },
+    'loopwire-js': staticScript('loopwire', '{root}', tlsArgs),
+    nginx: { program: 'nginx', command: ['nginx', '-c', '{config}', '-e', 'stderr'],
+      config: { name: 'nginx.conf', template: nginxConfig({ tls }) } },
+    h2o: { program: 'h2o', command: ['h2o', '-c', '{config}'],
+      config: { name: 'h2o.conf', template: h2oConfig({ tls }) } },
+    'express-static': staticScript('express-static', '{ultimateExpress}', tlsArgs),
+    'fastify-static': staticScript('fastify-static', '{fastify}', tlsArgs),
+  };
+};
+// What every static/* server answers alike: the length (no chunked coding anywhere), the media type (servers
+// differ in the charset parameter: loopwire, express.static and @fastify/static send "text/plain; charset=utf-8",
+// nginx and h2o "text/plain", so only the part before ";" is compared) and Accept-Ranges. ETag and Last-Modified
+// are left out: every server spells them its own way (an inode, a time, a size, in hexadecimal or not; weak or
+// strong).
+const STATIC_COMPARE_HEADERS = ['content-length', { name: 'content-type', view: 'media-type' }, 'accept-ranges'];
 
 // The connections of https/handshake-*, each making one handshake after another.
 const HANDSHAKE_CONNECTIONS = 20;
@@ -268,6 +322,37 @@ const SCENARIOS = [
       'loopwire-js': clusterServer('loopwire-node.js', '{root}', ['--history', String(CLUSTER_HISTORY_SIZE)]),
     },
   },
+  {
+    // A 1 KiB file from a folder, on 100 keep-alive connections: the cost of a static file server's path for a
+    // small file (the request's path made safe, the file found, its head and body sent), which every server here
+    // serves from memory or from its cache of open files.
+    name: 'static/1kb',
+    request: { method: 'GET', path: '/1kb.txt' },
+    docroot: STATIC_FILES,
+    compareHeaders: STATIC_COMPARE_HEADERS,
+    servers: staticServers({ tls: false }),
+  },
+  {
+    // A 1 MiB file: per request is per MiB. loopwire, nginx and h2o stream it from the page cache (loopwire and
+    // nginx with sendfile(2)); the JavaScript stacks through fs.createReadStream.
+    name: 'static/1mb',
+    request: { method: 'GET', path: '/1mb.txt' },
+    unit: 'MiB',
+    callgrindSecondsPerRequest: MIB_CALLGRIND_SECONDS,
+    docroot: STATIC_FILES,
+    compareHeaders: STATIC_COMPARE_HEADERS,
+    servers: staticServers({ tls: false }),
+  },
+  {
+    // The 1 MiB file over TLS (1.3): read from the file and encrypted in user space by every server, in records.
+    name: 'static/1mb-tls',
+    request: { method: 'GET', path: '/1mb.txt', tls: true },
+    unit: 'MiB',
+    callgrindSecondsPerRequest: MIB_CALLGRIND_SECONDS,
+    docroot: STATIC_FILES,
+    compareHeaders: STATIC_COMPARE_HEADERS,
+    servers: staticServers({ tls: true }),
+  },
 ].map((scenario) => ({
   enabled: true,
   compareHeaders: [],
@@ -279,4 +364,5 @@ const SCENARIOS = [
   request: { mode: 'http', headers: {}, tls: false, ...scenario.request },
 }));
 
-module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS, TLS_ARGS };
+module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS, TLS_ARGS,
+  STATIC_FILES, STATIC_COMPARE_HEADERS };

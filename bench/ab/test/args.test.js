@@ -36,6 +36,15 @@ test('--vs takes an implementation or a command, and excludes --base', () => {
   assert.throws(() => parse(), /--base/);
 });
 
+test('--vs takes the static-file servers, which --impl names too', () => {
+  for (const vs of ['nginx', 'h2o', 'express-static', 'fastify-static']) {
+    const s = parse('--vs', vs, '--impl', 'loopwire-js', '--scenarios', 'static/1kb,static/1mb,static/1mb-tls');
+    assert.equal(s.vs, vs);
+    assert.deepEqual(s.scenarios, ['static/1kb', 'static/1mb', 'static/1mb-tls']);
+  }
+  assert.equal(parse('--vs', 'nginx', '--impl', 'h2o').impl, 'h2o');
+});
+
 test('CPUs, instruction counts and warm-up', () => {
   const s = parse('--base', 'x', '--server-cpu', '2', '--load-cpu', '3', '--instructions',
     '--instructions-requests', '100,300', '--warmup', '0');
@@ -54,7 +63,7 @@ test('refusals', () => {
     ['--base', 'x', '--duration', '0'],
     ['--base', 'x', '--duration', 'abc'],
     ['--base', 'x', '--server-cpu', '1', '--load-cpu', '1'],
-    ['--base', 'x', '--impl', 'nginx'],
+    ['--base', 'x', '--impl', 'apache'],
     ['--base', 'x', '--scenarios', 'http/nope'],
     ['--base', 'x', '--instructions-requests', '300,100'],
     ['--base', 'x', '--instructions-requests', '100'],
@@ -77,7 +86,7 @@ test('--node takes a Node major version', () => {
     assert.throws(() => parseArguments(['--vs', 'uws', '--node', bad], tables), UsageError, bad);
   }
   assert.deepEqual(Object.entries(IMPLEMENTATIONS).filter(([, impl]) => impl.followsNodeOption).map(([name]) => name),
-    ['loopwire-js', 'node-http', 'socketio']);
+    ['loopwire-js', 'node-http', 'socketio', 'fastify-static']);
 });
 
 test('an arm on another Node fills {node} with it and says so in its label', () => {

@@ -1,8 +1,9 @@
 'use strict';
-// The lwload command line each kind of scenario gets.
+// The lwload command line each kind of scenario gets, and a run stopped at its time limit.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { loadArgs, errorCount } = require('../load');
+const { loadArgs, errorCount, runLoad } = require('../load');
+const { SCENARIOS } = require('../../scenarios/scenarios');
 
 const scenario = (request, extra = {}) => ({
   name: 'x', connections: 100, pipeline: 1, ...extra, request: { mode: 'http', headers: {}, ...request },
@@ -81,4 +82,20 @@ test('errorCount adds every kind of error', () => {
   assert.equal(errorCount({ errors: { connect: 0, read: 0, write: 0, protocol: 0, timeout: 0, verify: 0, tls: 4 } }),
     4);
   assert.equal(errorCount({}), 0);
+});
+
+test('an lwload stopped at its time limit says so, though it exits with status 0 and its output is lost', async () => {
+  // A stand-in for lwload that, like it, stops on SIGTERM with status 0; the limit is the grace time less 29.8 s.
+  const stopsOnTerm = ['-c', 'trap "exit 0" TERM; sleep 5 & wait'];
+  await assert.rejects(runLoad({ lwload: '/bin/sh', args: stopsOnTerm, expectedSeconds: -29.8 }),
+    /stopped after 200 ms, its time limit/);
+});
+
+test('the 1 MiB static rows give callgrind a second per request', () => {
+  const { VALGRIND_SECONDS_PER_REQUEST } = require('../instructions');
+  for (const s of SCENARIOS) {
+    const expected = s.name.startsWith('static/1mb') ? 1 : undefined;
+    assert.equal(s.callgrindSecondsPerRequest, expected, s.name);
+  }
+  assert.equal(VALGRIND_SECONDS_PER_REQUEST, 0.01);
 });

@@ -157,6 +157,14 @@ test('WebSocket rows name their unit after the CPU figure, with three significan
   assert.ok(report.LEGEND.some((text) => /deliveries per second for ws\/fanout and cluster\/fanout/.test(text)));
 });
 
+test('the 1 MiB static rows read per MiB of body', () => {
+  const slow = summarize([0, 1, 2].map(() => ({ base: [m(1000, 0.9), m(1000, 0.9)],
+    head: [m(1000, 0.8), m(1000, 0.8)] })));
+  assert.match(report.rowCells({ name: 'static/1mb', unit: 'MiB', summary: slow }, false)[7],
+    /^900 → 800 µs\/MiB \(0\.889/);
+  assert.ok(report.LEGEND.some((text) => /µs\/MiB \(static\/1mb, static\/1mb-tls\)/.test(text)));
+});
+
 test('a fan-out scenario reports the median of its rounds\' delivery latency per side', () => {
   const copy = (p50, p99) => ({ latencyUs: { p50, p99, max: p99 } });
   const scenario = {

@@ -13,19 +13,21 @@ const ROOT = path.resolve(__dirname, '../../..');
 // The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
 const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
-test('the fifteen scenarios, all switched on', () => {
+test('the eighteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
     'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10',
-    'cluster/fanout-history']);
+    'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
-    assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/'), s.name);
+    assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/') || s.name.endsWith('-tls'),
+      s.name);
     const connections = { 'cluster/fanout-10': 10, 'https/handshake-full': 20, 'https/handshake-resumed': 20 };
     assert.equal(s.connections, connections[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
       s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
-    const unit = s.request.reconnect ? 'handshake' : { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
+    const unit = s.request.reconnect ? 'handshake' : s.name.startsWith('static/1mb') ? 'MiB'
+      : { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
     assert.equal(s.unit, unit, s.name);
     assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2,
       'cluster/fanout-history': 2 }[s.name] ?? 0, s.name);
@@ -104,8 +106,9 @@ test('https/hello-world: hello-world over TLS on all four implementations, each 
 
 test('the TLS servers take --key and --cert', () => {
   assert.deepEqual(common.parseArgs(['--port', '0', '--key', '/k.pem', '--cert', '/c.pem']),
-    { port: 0, module: null, key: '/k.pem', cert: '/c.pem' });
-  assert.deepEqual(common.parseArgs(['--module', 'x']), { port: 0, module: 'x', key: null, cert: null });
+    { port: 0, module: null, key: '/k.pem', cert: '/c.pem', docroot: null });
+  assert.deepEqual(common.parseArgs(['--module', 'x', '--docroot', '/d']),
+    { port: 0, module: 'x', key: null, cert: null, docroot: '/d' });
   assert.equal(common.UNAVAILABLE_EXIT_STATUS, 3);
 });
 
@@ -129,8 +132,11 @@ test('every server named in the table exists and every implementation is known',
         }
       }
     }
-    // Every single-server scenario runs on every implementation; a cluster one on those that have a cluster.
-    if (s.enabled && !s.request.split) assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
+    // Every single-server scenario runs on every implementation; a cluster one on those that have a cluster; a
+    // static one on loopwire and the static-file servers (bench/ab/test/static.test.js).
+    if (s.enabled && !s.request.split && !s.docroot) {
+      assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
+    }
   }
 });
 

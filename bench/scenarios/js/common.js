@@ -1,7 +1,8 @@
 'use strict';
 // What every JavaScript scenario server shares, whatever it runs on (node:http, ws, or the uWebSockets.js API):
 // the command line (--port N, 0 for any free port; --module SPEC for the uWebSockets.js-API servers; --key and
-// --cert, PEM files, for the TLS ones), the "listening on <port>" line the A/B runner waits for, and the answers,
+// --cert, PEM files, for the TLS ones; --docroot DIR for the static/* ones), the "listening on <port>" line the A/B
+// runner waits for, and the answers,
 // built by the same code for every implementation so that they cannot drift apart. The C++ twins are in ../cpp/.
 
 // The answer of http/headers is refused (400 "too long") past this many bytes, as in cpp/headers.cpp.
@@ -27,13 +28,13 @@ const INVALID_JSON = '{"error":"invalid json"}';
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: node ${process.argv[1]} [--port N] [--module SPEC] ` +
-    '[--key KEY.pem --cert CERT.pem]\n');
+    '[--key KEY.pem --cert CERT.pem] [--docroot DIR]\n');
   process.exit(2);
 }
 
-// Returns { port, module, key, cert } from process.argv (key and cert: the paths, or null).
+// Returns { port, module, key, cert, docroot } from process.argv (key, cert and docroot: the paths, or null).
 function parseArgs(argv = process.argv.slice(2)) {
-  const args = { port: 0, module: null, key: null, cert: null };
+  const args = { port: 0, module: null, key: null, cert: null, docroot: null };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     if (argv[i] === '--port' && value !== undefined) {
@@ -43,7 +44,7 @@ function parseArgs(argv = process.argv.slice(2)) {
     } else if (argv[i] === '--module' && value !== undefined) {
       args.module = value;
       i++;
-    } else if ((argv[i] === '--key' || argv[i] === '--cert') && value !== undefined) {
+    } else if ((argv[i] === '--key' || argv[i] === '--cert' || argv[i] === '--docroot') && value !== undefined) {
       args[argv[i].slice(2)] = value;
       i++;
     } else {
@@ -53,7 +54,7 @@ function parseArgs(argv = process.argv.slice(2)) {
   return args;
 }
 
-// Returns { port, module, key, cert } for a TLS server, which needs both files.
+// Returns { port, module, key, cert, docroot } for a TLS server, which needs both files.
 function parseTlsArgs(argv = process.argv.slice(2)) {
   const args = parseArgs(argv);
   if (args.key === null || args.cert === null) usage('--key and --cert are required');
