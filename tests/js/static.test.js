@@ -137,6 +137,40 @@ test('a precompressed variant goes to the clients that accept it (curl --compres
   assert.doesNotMatch(raw, /content-encoding/i);
 });
 
+test('compress: variants made with Node\'s own brotli and gzip, and its zstd where this Node has one', async (t) => {
+  const zlib = require('node:zlib');
+  const script = 'export const handler = (request) => request.url;\n'.repeat(300);
+  const root = folder(t, { 'app.js': script });
+  const { url } = listen(t, (app) => app.static('/', root));
+  /** The headers and body curl gets for coding, once it is served coded (variants are made in the background). */
+  async function coded(coding) {
+    const deadline = Date.now() + 10000;
+    while (Date.now() < deadline) {
+      const out = await curl(['-D', '-', '-H', `Accept-Encoding: ${coding}`, url('/app.js')]);
+      const [head, body] = [out.slice(0, out.indexOf('\r\n\r\n')), out.slice(out.indexOf('\r\n\r\n') + 4)];
+      if (new RegExp(`content-encoding: ${coding}\r?$`, 'im').test(head)) return { head, body: Buffer.from(body, 'latin1') };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return null;
+  }
+  const brotli = await coded('br');
+  assert.ok(brotli, 'a brotli variant');
+  assert.equal(zlib.brotliDecompressSync(brotli.body).toString(), script);
+  assert.match(brotli.head, /etag: W\//i);
+  const gzip = await coded('gzip');
+  assert.ok(gzip, 'a gzip variant');
+  assert.equal(zlib.gunzipSync(gzip.body).toString(), script);
+  if (process.versions.zstd !== undefined) {
+    const zstd = await coded('zstd');
+    assert.ok(zstd, `a zstd variant on Node ${process.version}, whose zstd is ${process.versions.zstd}`);
+    assert.equal(zlib.zstdDecompressSync(zstd.body).toString(), script);
+  } else {
+    // No zstd in this Node: never offered.
+    const answer = await curl(['-D', '-', '-o', '/dev/null', '-H', 'Accept-Encoding: zstd', url('/app.js')]);
+    assert.doesNotMatch(answer, /content-encoding/i);
+  }
+});
+
 test('index: false serves no folder, and mimeTypes adds types', async (t) => {
   const root = folder(t, { ...FILES, 'notes.md': '# notes' });
   const { url } = listen(t, (app) => app.static('/', root, { index: false, mimeTypes: { md: 'text/markdown; charset=utf-8' } }));
