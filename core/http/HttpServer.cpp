@@ -26,14 +26,15 @@ HttpServer::~HttpServer() {
 
 Router::HandlerId HttpServer::storeHandler(App::Handler handler, bool leading) {
     auto id = static_cast<Router::HandlerId>(handlers_.size());
-    handlers_.push_back(RouteHandler{std::move(handler), RouteHandler::kNone, leading});
+    links_.push_back(RouteLink{RouteLink::kNone, leading});
+    handlers_.push_back(std::move(handler));
     return id;
 }
 
 Router::HandlerId HttpServer::lastLeading(Router::HandlerId first) const noexcept {
     Router::HandlerId last = first;
-    while (handlers_[last].next != RouteHandler::kNone && handlers_[handlers_[last].next].leading) {
-        last = handlers_[last].next;
+    while (links_[last].next != RouteLink::kNone && links_[links_[last].next].leading) {
+        last = links_[last].next;
     }
     return last;
 }
@@ -42,19 +43,20 @@ bool HttpServer::addRoute(std::string_view method, std::string_view pattern, App
     if (isDispatching()) return false;
     Router& router = selectedRoutes_->router;
     Router::HandlerId existing;
-    if (router.find(method, pattern, existing) && handlers_[existing].leading) {
+    if (router.find(method, pattern, existing) && links_[existing].leading) {
         // Behind the leading routes: the app's route there is replaced in place, or added after the last of them.
         const Router::HandlerId last = lastLeading(existing);
-        if (handlers_[last].next != RouteHandler::kNone) {
-            handlers_[handlers_[last].next].handler = std::move(handler);
+        if (links_[last].next != RouteLink::kNone) {
+            handlers_[links_[last].next] = std::move(handler);
         } else {
-            handlers_[last].next = storeHandler(std::move(handler), false);
+            links_[last].next = storeHandler(std::move(handler), false);
         }
         return true;
     }
     const Router::HandlerId id = storeHandler(std::move(handler), false);
     if (!router.add(method, pattern, id)) {
         handlers_.pop_back();
+        links_.pop_back();
         return false;
     }
     if (method == "HEAD") selectedRoutes_->hasHeadRoutes = true;
@@ -67,22 +69,23 @@ bool HttpServer::addLeadingRoute(std::string_view method, std::string_view patte
     Router& router = selectedRoutes_->router;
     Router::HandlerId existing;
     if (router.find(method, pattern, existing)) {
-        if (!handlers_[existing].leading) {
+        if (!links_[existing].leading) {
             // The app's route was there first: it now follows.
             const Router::HandlerId id = storeHandler(std::move(handler), true);
-            handlers_[id].next = existing;
+            links_[id].next = existing;
             if (!router.add(method, pattern, id)) return false;
             return true;
         }
         const Router::HandlerId last = lastLeading(existing);
         const Router::HandlerId id = storeHandler(std::move(handler), true);
-        handlers_[id].next = handlers_[last].next;
-        handlers_[last].next = id;
+        links_[id].next = links_[last].next;
+        links_[last].next = id;
         return true;
     }
     const Router::HandlerId id = storeHandler(std::move(handler), true);
     if (!router.add(method, pattern, id)) {
         handlers_.pop_back();
+        links_.pop_back();
         return false;
     }
     return true;
@@ -92,10 +95,10 @@ bool HttpServer::removeRoute(std::string_view method, std::string_view pattern) 
     if (isDispatching()) return false;
     Router& router = selectedRoutes_->router;
     Router::HandlerId existing;
-    if (router.find(method, pattern, existing) && handlers_[existing].leading) {
+    if (router.find(method, pattern, existing) && links_[existing].leading) {
         const Router::HandlerId last = lastLeading(existing);
-        if (handlers_[last].next == RouteHandler::kNone) return false;
-        handlers_[last].next = RouteHandler::kNone;
+        if (links_[last].next == RouteLink::kNone) return false;
+        links_[last].next = RouteLink::kNone;
         return true;
     }
     return router.remove(method, pattern);
@@ -188,13 +191,15 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     auto tryHandler = [&](const RouteMatch& match) {
         request.setMatch(&match);
         // Behind a leading route, the routes of the same method and pattern run in turn while each yields.
-        for (Router::HandlerId id = match.handlerId(); id != RouteHandler::kNone; id = handlers_[id].next) {
+        Router::HandlerId id = match.handlerId();
+        while (true) {
             request.setYield(false);
-            handlers_[id].handler(&response, &request);
+            handlers_[id](&response, &request);
             // A handler that answered, or closed the connection, has taken the request even if it set yield.
             if (!request.getYield() || response.hasResponded()) return true;
+            id = links_[id].next;
+            if (id == RouteLink::kNone) return false;
         }
-        return false;
     };
     ++dispatchDepth_;
     std::string_view method = head.method;

@@ -163,18 +163,19 @@ private:
     RouteTable routes_;
     std::vector<std::unique_ptr<RouteTable>> domainRoutes_;
     RouteTable* selectedRoutes_ = &routes_;
-    // A route's handler, and the route that runs when it yields, behind a leading route.
-    struct RouteHandler {
+    // Where a route's handler leads when it yields, behind a leading route: the next handler of the same method and
+    // pattern. Kept apart from the handlers, so that dispatch() indexes a deque of 64-byte handlers.
+    struct RouteLink {
         static constexpr Router::HandlerId kNone = ~Router::HandlerId{0};
-        App::Handler handler;
         Router::HandlerId next = kNone;
         bool leading = false;
     };
     Router::HandlerId storeHandler(App::Handler handler, bool leading);
     // The last of the leading routes chained from first (a leading route).
     Router::HandlerId lastLeading(Router::HandlerId first) const noexcept;
-    // A deque, so that the address of a handler stays put while routes are added.
-    std::deque<RouteHandler> handlers_;
+    // A deque, so that the address of a handler stays put while routes are added; links_ has one entry per handler.
+    std::deque<App::Handler> handlers_;
+    std::vector<RouteLink> links_;
     std::vector<std::unique_ptr<ListenSocket>> listeners_;
     ServerThreads threads_{*this};
     std::unique_ptr<char[]> queryScratch_;
