@@ -3,6 +3,7 @@
 #include "HttpServer.h"
 #include "HttpSyntax.h"
 #include "base/Check.h"
+#include "base/DecimalText.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,17 +31,6 @@ constexpr std::size_t kMaxPipelinedBytes = limits::kMaxHeaderSectionBytes;
 static_assert(kMaxPipelinedBytes <= Loop::kReceiveBufferBytes);
 // A pending-bytes buffer that grew past this is freed once empty.
 constexpr std::size_t kMaxRetainedPendingBytes = 2 * limits::kMaxHeaderSectionBytes;
-
-// Writes value in decimal at the end of out (20 bytes); returns the digits.
-std::string_view formatDecimal(std::uint64_t value, char (&out)[20]) noexcept {
-    char* end = out + sizeof out;
-    char* at = end;
-    do {
-        *--at = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    return {at, static_cast<std::size_t>(end - at)};
-}
 
 std::string_view formatHex(std::uint64_t value, char (&out)[20]) noexcept {
     static constexpr char kDigits[] = "0123456789abcdef";

@@ -3,6 +3,7 @@
 
 #include "HttpConnection.h"
 #include "HttpSyntax.h"
+#include "base/DecimalText.h"
 #include "net/TlsSession.h"
 
 #include <string_view>
@@ -42,13 +43,7 @@ bool HttpResponse::writeHeaderIfValid(std::string_view key, std::string_view val
 
 HttpResponse* HttpResponse::writeHeader(std::string_view key, std::uint64_t value) {
     char digits[20];
-    char* end = digits + sizeof digits;
-    char* at = end;
-    do {
-        *--at = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    return writeHeader(key, std::string_view(at, static_cast<std::size_t>(end - at)));
+    return writeHeader(key, formatDecimal(value, digits));
 }
 
 bool HttpResponse::write(std::string_view chunk) {

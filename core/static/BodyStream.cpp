@@ -1,5 +1,7 @@
 #include "BodyStream.h"
 
+#include "static/ContentRange.h"
+
 #include <loopwire/HttpResponse.h>
 
 #include <algorithm>
@@ -22,16 +24,6 @@ char* appendText(char* out, std::string_view text) noexcept {
     return out + text.size();
 }
 
-char* appendDecimal(char* out, std::uint64_t value) noexcept {
-    char digits[20];
-    char* at = digits + sizeof digits;
-    do {
-        *--at = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    return appendText(out, std::string_view(at, static_cast<std::size_t>(digits + sizeof digits - at)));
-}
-
 // Part i's header: "\r\n--<boundary>\r\nContent-Type: <type>\r\nContent-Range: bytes <first>-<last>/<length>\r\n\r\n".
 // Writes it to out (kMaxPartHeaderBytes) and returns its length.
 std::size_t formatPartHeader(char* out, const ByteRange& range, std::string_view contentType,
@@ -41,12 +33,8 @@ std::size_t formatPartHeader(char* out, const ByteRange& range, std::string_view
     at = appendText(at, boundary);
     at = appendText(at, "\r\nContent-Type: ");
     at = appendText(at, contentType);
-    at = appendText(at, "\r\nContent-Range: bytes ");
-    at = appendDecimal(at, range.first);
-    *at++ = '-';
-    at = appendDecimal(at, range.last);
-    *at++ = '/';
-    at = appendDecimal(at, representationLength);
+    at = appendText(at, "\r\nContent-Range: ");
+    at = appendText(at, ContentRange(range, representationLength).text());
     at = appendText(at, "\r\n\r\n");
     return static_cast<std::size_t>(at - out);
 }

@@ -1,5 +1,6 @@
 #include "FileResponder.h"
 
+#include "static/ContentRange.h"
 #include "static/Preconditions.h"
 
 #include <loopwire/HttpRequest.h>
@@ -10,43 +11,6 @@
 namespace loopwire::files {
 
 namespace {
-
-// A Content-Range value: "bytes <first>-<last>/<length>" or "bytes */<length>".
-class ContentRange {
-public:
-    ContentRange(const ByteRange& range, std::uint64_t length) noexcept {
-        end_ = append("bytes ", text_);
-        end_ = appendDecimal(range.first, end_);
-        *end_++ = '-';
-        end_ = appendDecimal(range.last, end_);
-        *end_++ = '/';
-        end_ = appendDecimal(length, end_);
-    }
-    explicit ContentRange(std::uint64_t length) noexcept {
-        end_ = append("bytes */", text_);
-        end_ = appendDecimal(length, end_);
-    }
-    std::string_view text() const noexcept { return {text_, static_cast<std::size_t>(end_ - text_)}; }
-
-private:
-    static char* append(std::string_view part, char* out) noexcept {
-        for (char c : part)
-            *out++ = c;
-        return out;
-    }
-    static char* appendDecimal(std::uint64_t value, char* out) noexcept {
-        char digits[20];
-        char* at = digits + sizeof digits;
-        do {
-            *--at = static_cast<char>('0' + value % 10);
-            value /= 10;
-        } while (value != 0);
-        return append({at, static_cast<std::size_t>(digits + sizeof digits - at)}, out);
-    }
-
-    char text_[6 + 3 * 20 + 2];
-    char* end_;
-};
 
 void closeIfOpen(int fd) noexcept {
     if (fd >= 0) ::close(fd);

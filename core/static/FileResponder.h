@@ -36,6 +36,9 @@ struct RequestFields {
 
     // Reads them in one pass over the request's fields.
     static RequestFields of(HttpRequest& request) noexcept;
+    // Whether answering reads the wall clock: a date to place (RFC 850's two-digit years), or a Range whose If-Range
+    // date is only strong when Last-Modified is older than now. Most requests carry none of these.
+    bool needClock() const noexcept { return !ifModifiedSince.empty() || !ifUnmodifiedSince.empty() || !range.empty(); }
 };
 
 // What every response of a mount carries besides the file's own fields.
@@ -57,7 +60,8 @@ public:
 
     // Answers with entry (a File). fd: an open descriptor of the file that identity describes, taken (closed
     // here, or by the stream), when the body is not in memory; -1 when it is, or when none is needed (HEAD).
-    // nowSeconds: the wall clock, for the strength of Last-Modified as an If-Range validator.
+    // nowSeconds: the wall clock, for the strength of Last-Modified as an If-Range validator; read only when
+    // fields.needClock() (any value otherwise).
     void respond(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry, int fd,
                  const ResponsePolicy& policy, std::int64_t nowSeconds) const;
 

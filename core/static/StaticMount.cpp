@@ -146,7 +146,8 @@ void StaticMount::serve(HttpResponse& response, HttpRequest& request) {
         }
         return;
     }
-    responder_.respond(response, fields, entry, fd, policy_, static_cast<std::int64_t>(std::time(nullptr)));
+    const std::int64_t now = fields.needClock() ? static_cast<std::int64_t>(std::time(nullptr)) : 0;
+    responder_.respond(response, fields, entry, fd, policy_, now);
 }
 
 void StaticMount::miss(HttpResponse& response, HttpRequest& request) {
