@@ -6,7 +6,8 @@
 // Dotfiles::Deny no segment that starts with '.' but a first ".well-known"; a raw NUL, backslash or control byte in
 // the input is always BadRequest; any other verdict leaves the answer empty; resolving again gives the same answer;
 // the Ok path, percent-encoded again (its unsafe bytes only, or every byte), resolves to itself. And that
-// directoryLocation() of the input is a path on this host, of visible ASCII only, that ends with '/'.
+// directoryLocation() of the input is a path on this host, of visible ASCII only, that ends with '/'. Resolved as a
+// file name (PathEncoding::None), the same contract holds, and an input without '%' gets the same answer.
 #include "static/RequestPath.h"
 
 #include "FuzzSupport.h"
@@ -17,6 +18,7 @@
 #include <vector>
 
 using loopwire::files::Dotfiles;
+using loopwire::files::PathEncoding;
 using loopwire::files::PathVerdict;
 using loopwire::files::RequestPath;
 
@@ -93,6 +95,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             FUZZ_CHECK(roundTrip.resolve(reencoded, dotfiles) == PathVerdict::Ok);
             FUZZ_CHECK(roundTrip.relative() == path.relative() && roundTrip.directory() == path.directory());
         }
+    }
+    // As a file name (HttpResponse::sendFile): the same checks hold with nothing decoded, and a path without '%'
+    // reads the same either way.
+    RequestPath raw;
+    const PathVerdict rawVerdict = raw.resolve(encoded, dotfiles, PathEncoding::None);
+    if (rawVerdict == PathVerdict::Ok) {
+        checkOkPath(raw.relative(), dotfiles);
+    } else {
+        FUZZ_CHECK(raw.relative().empty() && !raw.directory());
+    }
+    if (encoded.find('%') == std::string_view::npos) {
+        FUZZ_CHECK(rawVerdict == verdict && raw.relative() == path.relative() && raw.directory() == path.directory());
     }
     std::vector<char> out(3 * encoded.size() + 3);
     const std::string_view location = RequestPath::directoryLocation(encoded, {}, out);

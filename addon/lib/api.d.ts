@@ -154,6 +154,16 @@ export interface HttpResponse {
      * totalSize are not sent.
      */
     tryEnd(fullBodyOrChunk: RecognizedString, totalSize: number | string): [boolean, boolean];
+    /**
+     * Answers with the file at path in native code, as app.static answers with its files: type, validators,
+     * conditional requests (304, 412), ranges (206, 416), an accepted precompressed or compressed variant, and the body
+     * from memory or streamed as the socket drains. path is absolute, or relative to options.root (never leaving it).
+     * No file there (a folder, a dotfile, a ".." segment): 404. The request's fields are read when it is called
+     * while the handler runs; after an await the request is gone and the whole file goes out (200, not compressed),
+     * unless options.requestHeaders carries copies of them. res is no longer usable afterwards; onAborted still runs
+     * if the client leaves before a streamed file's end.
+     */
+    sendFile(path: string, options?: SendFileOptions): HttpResponse;
     /** Closes the connection at once; onAborted runs if the response was not complete. */
     close(): HttpResponse;
     /** Body bytes written so far. */
@@ -362,6 +372,21 @@ export interface StaticOptions {
      * instead of getting 404. Default false.
      */
     fallthrough?: boolean;
+}
+
+/**
+ * Options of res.sendFile: those of app.static that apply to one file (the same defaults), a root, and the request's
+ * fields copied before an await. Calls with the same options share one cache; an App keeps at most 16 different
+ * ones (a 17th throws): make the options object once, not per request.
+ */
+export interface SendFileOptions extends Omit<StaticOptions, 'index' | 'fallthrough'> {
+    /** The folder path is relative to; never left, links out of it refused. Without it, path must be absolute. */
+    root?: string;
+    /**
+     * Copies of the request's If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since, If-Range, Range and
+     * Accept-Encoding fields (names in any case), taken before an await: read instead of the request's own.
+     */
+    requestHeaders?: Record<string, string>;
 }
 
 /** Options of app.connectPubSub. Delays and intervals are in milliseconds. */

@@ -5,6 +5,7 @@
 #include "BytesArgument.h"
 #include "Errors.h"
 #include "OptionFields.h"
+#include "ServingOptions.h"
 
 #include <loopwire/StaticFileOptions.h>
 
@@ -27,52 +28,6 @@ bool readIndex(OptionFields& fields, std::string& index) {
     if (value->IsUndefined() || value->IsString()) return fields.readString("index", index);
     throwTypeError(fields.isolate(), (fields.nameOf("index") + " must be a file name or false").c_str());
     return false;
-}
-
-bool readDotfiles(OptionFields& fields, DotfilePolicy& policy) {
-    std::string name;
-    if (!fields.readString("dotfiles", name)) return false;
-    if (name.empty() || name == "deny") {
-        policy = DotfilePolicy::Deny;
-    } else if (name == "allow") {
-        policy = DotfilePolicy::Allow;
-    } else {
-        throwRangeError(fields.isolate(), (fields.nameOf("dotfiles") + " must be 'deny' or 'allow'").c_str());
-        return false;
-    }
-    return true;
-}
-
-// options.mimeTypes: { extension: contentType }; the core checks each pair.
-bool readMimeTypes(OptionFields& fields, std::vector<std::pair<std::string, std::string>>& types) {
-    v8::Isolate* isolate = fields.isolate();
-    v8::Local<v8::Value> value;
-    if (!fields.get("mimeTypes", value)) return false;
-    if (value->IsUndefined() || value->IsNull()) return true;
-    const std::string name = fields.nameOf("mimeTypes");
-    if (!value->IsObject() || value->IsFunction() || value->IsArray()) {
-        throwTypeError(isolate, (name + " must be an object of extension: content type").c_str());
-        return false;
-    }
-    v8::Local<v8::Context> context = isolate->GetCurrentContext();
-    v8::Local<v8::Object> object = value.As<v8::Object>();
-    v8::Local<v8::Array> keys;
-    if (!object->GetOwnPropertyNames(context).ToLocal(&keys)) return false;
-    OptionFields entries(isolate, object, name);
-    for (std::uint32_t i = 0; i < keys->Length(); ++i) {
-        v8::Local<v8::Value> key;
-        if (!keys->Get(context, i).ToLocal(&key)) return false;
-        BytesArgument extension;
-        if (!key->IsString() || !extension.read(isolate, key)) {
-            throwTypeError(isolate, (name + " keys must be strings").c_str());
-            return false;
-        }
-        std::string extensionText(extension.view());
-        std::string type;
-        if (!entries.readString(extensionText.c_str(), type)) return false;
-        types.emplace_back(std::move(extensionText), std::move(type));
-    }
-    return true;
 }
 
 }  // namespace
@@ -98,18 +53,10 @@ void AppWrap::serveStatic(const v8::FunctionCallbackInfo<v8::Value>& args) {
             return throwTypeError(isolate, "app.static: options must be an object");
         }
         OptionFields fields(isolate, args[2].As<v8::Object>(), kOptions);
-        std::uint64_t cacheBytes = options.cacheBytes;
-        if (!readIndex(fields, options.index) || !readDotfiles(fields, options.dotfiles) ||
-            !fields.readInteger("maxAge", 0, 0x7FFFFFFFu, options.maxAgeSeconds) ||
-            !fields.readBoolean("immutable", options.immutable) ||
-            !fields.readBoolean("precompressed", options.precompressed) ||
-            !fields.readBoolean("compress", options.compress) || !fields.readBoolean("sendfile", options.sendfile) ||
-            !fields.readBoolean("etag", options.etag) || !fields.readBoolean("lastModified", options.lastModified) ||
-            !fields.readSize("cacheBytes", cacheBytes) || !readMimeTypes(fields, options.mimeTypes) ||
+        if (!readIndex(fields, options.index) || !readServingOptions(fields, options) ||
             !fields.readBoolean("fallthrough", options.fallthrough)) {
             return;
         }
-        options.cacheBytes = static_cast<std::size_t>(cacheBytes);
     }
     std::string error;
     if (!unwrap(args).app_.tryServeStatic(prefix, root, options, error)) {

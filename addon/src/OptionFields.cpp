@@ -8,7 +8,7 @@
 
 namespace loopwire::addon {
 
-std::string OptionFields::nameOf(const char* name) const { return prefix_ + "." + name; }
+std::string OptionFields::nameOf(const char* name) const { return std::string(prefix_) + "." + name; }
 
 void OptionFields::throwTypeError(const char* name, const char* expected) {
     addon::throwTypeError(isolate_, (nameOf(name) + " must be " + expected).c_str());
@@ -48,6 +48,14 @@ bool OptionFields::readInteger(const char* name, std::uint32_t min, std::uint32_
     v8::Local<v8::Value> value;
     if (!get(name, value)) return false;
     if (value->IsUndefined()) return true;
+    if (value->IsUint32()) {
+        // The common case, checked without the name the messages need.
+        const std::uint32_t number = value.As<v8::Uint32>()->Value();
+        if (number >= min && number <= max) {
+            target = number;
+            return true;
+        }
+    }
     const std::string what = nameOf(name);
     std::optional<std::uint32_t> read = addon::readInteger(isolate_, value, max, what.c_str());
     if (!read) return false;
@@ -63,6 +71,10 @@ bool OptionFields::readSize(const char* name, std::uint64_t& target) {
     v8::Local<v8::Value> value;
     if (!get(name, value)) return false;
     if (value->IsUndefined()) return true;
+    if (value->IsUint32()) {
+        target = value.As<v8::Uint32>()->Value();
+        return true;
+    }
     const std::string what = nameOf(name);
     std::optional<std::uint64_t> read = addon::readSize(isolate_, value, what.c_str());
     if (!read) return false;

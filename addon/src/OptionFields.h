@@ -3,7 +3,8 @@
 //
 // Every reader leaves its target unchanged when the field is absent or undefined, and returns false after throwing
 // (a getter that threw, a value of the wrong type: TypeError; out of range: RangeError), so that calls chain with
-// &&. Allocates (the messages, strings read): set-up time only.
+// &&. Reading a boolean, a number in range or a string into a std::string with room for it allocates nothing (only an
+// error's message does), so that options read per call (res.sendFile's) cost no allocation.
 #pragma once
 
 #include "Handle.h"
@@ -17,7 +18,8 @@ namespace loopwire::addon {
 
 class OptionFields {
 public:
-    // prefix names the object in messages, e.g. "app.static: options" (fields follow after a dot).
+    // prefix names the object in messages, e.g. "app.static: options" (fields follow after a dot); it must outlive
+    // the reader.
     OptionFields(v8::Isolate* isolate, v8::Local<v8::Object> object, std::string_view prefix)
         : isolate_(isolate), object_(object), prefix_(prefix) {}
 
@@ -41,7 +43,7 @@ private:
 
     v8::Isolate* isolate_;
     v8::Local<v8::Object> object_;
-    std::string prefix_;
+    std::string_view prefix_;
 };
 
 }  // namespace loopwire::addon

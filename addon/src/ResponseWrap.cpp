@@ -63,6 +63,7 @@ v8::Local<v8::FunctionTemplate> ResponseWrap::createClass(v8::Isolate* isolate, 
         .method("end", &end)
         .method("endWithoutBody", &endWithoutBody)
         .method("tryEnd", &tryEnd)
+        .method("sendFile", &sendFile)
         .method("getWriteOffset", &getWriteOffset)
         .method("close", &close)
         .method("onAborted", &onAborted)
@@ -112,24 +113,11 @@ void ResponseWrap::afterOpenHandler(v8::Local<v8::Object> res) {
     if (response->hasResponded() || !abortable) invalidate(res);
 }
 
-namespace {
-
-[[gnu::noinline, gnu::cold]] void throwUnusable(const Args& args, const char* method) {
+void ResponseWrap::throwUnusable(const Args& args, const char* method) {
     std::string message = std::string(method) +
                           ": this HttpResponse can no longer be used: its response was completed (end, "
                           "endWithoutBody, close, or a tryEnd that finished) or aborted (see onAborted)";
     throwError(args.GetIsolate(), message.c_str());
-}
-
-}  // namespace
-
-// Inline in every method, with the message built out of line: a call with a string's frame cost every method
-// call some twenty instructions.
-inline HttpResponse* ResponseWrap::unwrap(const Args& args, const char* method) {
-    auto* response = static_cast<HttpResponse*>(compat::getPointer(args.This(), kResponse));
-    if (response == nullptr) [[unlikely]]
-        throwUnusable(args, method);
-    return response;
 }
 
 // Takes (status: RecognizedString); returns this. CR, LF or NUL in it: a TypeError.

@@ -67,6 +67,9 @@ public:
                phase_ == Phase::Head;
     }
     bool hasWrittenStatus() const noexcept { return statusWritten_; }
+    // Whether the request being answered is a HEAD (its answer carries no body).
+    bool answersHead() const noexcept { return headRequest_; }
+    HttpServer& server() const noexcept { return server_; }
     bool isHttp10() const noexcept { return http10_; }
     // Ends the HTTP life of a connection whose socket successor has taken over (Socket's takeover constructor),
     // after its 101 response: the bytes received after the request head go to successor, at once or, inside

@@ -202,6 +202,7 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
         }
     };
     ++dispatchDepth_;
+    const Handling outer = std::exchange(handling_, Handling{&response, &request});
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
@@ -217,6 +218,7 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
         request.fallbackAnswer()(&response, &request, request.fallbackContext());
         handled = true;
     }
+    handling_ = outer;
     --dispatchDepth_;
     return handled;
 }

@@ -88,6 +88,11 @@ public:
 
     // Routes cannot be added or removed while dispatching (addRoute and removeRoute return false).
     bool isDispatching() const noexcept { return dispatchDepth_ > 0; }
+    // The request whose handlers are running for response, or null when none is (the handler returned: the request
+    // is gone). For layers a handler calls without the request at hand (HttpResponse::sendFile).
+    HttpRequest* requestBeingHandled(const HttpResponse& response) const noexcept {
+        return handling_.response == &response ? handling_.request : nullptr;
+    }
 
     // Connections process requests one at a time per server: the router cannot dispatch while it dispatches,
     // and the one RequestHead is in use. A connection whose response was completed from outside its own
@@ -182,6 +187,12 @@ private:
     std::size_t unansweredRequests_ = 0;
     std::uint8_t ignoredWritesReported_ = 0;  // IgnoredWrite bits
     std::uint32_t dispatchDepth_ = 0;
+    // The response and request of the innermost dispatch() running.
+    struct Handling {
+        const HttpResponse* response = nullptr;
+        HttpRequest* request = nullptr;
+    };
+    Handling handling_;
     bool processing_ = false;
     HttpConnection* resumeQueue_ = nullptr;
     // Filled by the parser for each request; views into the connection's bytes. Not zeroed per request.

@@ -1,5 +1,6 @@
 #include "BodyStream.h"
 
+#include "http/HttpConnection.h"
 #include "static/ContentRange.h"
 
 #include <loopwire/HttpResponse.h>
@@ -76,6 +77,8 @@ void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry
                                       representation_.length, {boundary_, kBoundaryBytes});
     }
     sendFromPageCache_ = fd_ >= 0 && mayUseSendFile;
+    // A handler's own onAborted (HttpResponse::sendFile after an await) still runs if the peer leaves before the end.
+    chainedAbort_ = std::move(static_cast<HttpConnection&>(response).onAborted_);
     response.onAborted([this] { abort(); });
     response.onWritable([this](std::uint64_t) { return pump(); });
 }
@@ -112,12 +115,18 @@ bool BodyStream::cutShort() noexcept {
     // Sending on would mix two versions of the file under one set of validators, or the file could not be read:
     // the client sees a body shorter than its Content-Length rather than a wrong one.
     HttpResponse* response = response_;
+    HttpResponse::AbortedHandler chained = std::move(chainedAbort_);
     finish();
     response->close();
+    if (chained) chained();
     return true;
 }
 
-void BodyStream::abort() noexcept { finish(); }
+void BodyStream::abort() noexcept {
+    HttpResponse::AbortedHandler chained = std::move(chainedAbort_);
+    finish();
+    if (chained) chained();
+}
 
 BodyStream::Piece BodyStream::locate(std::uint64_t offset) noexcept {
     if (rangeCount_ == 1) return fileBytesAt(ranges_[0].first + offset, ranges_[0].length() - offset);
@@ -184,6 +193,7 @@ void BodyStream::finish() noexcept {
     response_ = nullptr;
     representation_ = {};
     entry_.reset();
+    chainedAbort_ = nullptr;
     if (fd_ >= 0) {
         ::close(fd_);
         fd_ = -1;

@@ -18,16 +18,14 @@
 #include "CachedFile.h"
 #include "static/ByteRanges.h"
 
+#include <loopwire/HttpResponse.h>
+
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
-
-namespace loopwire {
-class HttpResponse;
-}
 
 namespace loopwire::files {
 
@@ -56,7 +54,7 @@ public:
     // Sends what the connection takes now; true when the stream is over (complete or failed), false to run again
     // at the next writable event. The stream may be back in the pool when this returns.
     bool pump() noexcept;
-    // The response was aborted.
+    // The response was aborted: ends the stream, then runs the onAborted handler the response had before start().
     void abort() noexcept;
 
 private:
@@ -84,6 +82,8 @@ private:
     BodyStreamPool& pool_;
     HttpResponse* response_ = nullptr;
     std::shared_ptr<CachedFile> entry_;  // keeps representation_'s views valid
+    // The response's onAborted handler when the stream started (null for a static mount's response).
+    HttpResponse::AbortedHandler chainedAbort_;
     Representation representation_;
     int fd_ = -1;
     // The file's bytes go by sendfile(2) until the connection says it cannot (TLS).

@@ -21,32 +21,49 @@ void closeIfOpen(int fd) noexcept {
 RequestFields RequestFields::of(HttpRequest& request) noexcept {
     RequestFields fields;
     fields.head = request.getCaseSensitiveMethod() == "HEAD";
-    // One pass, matching on the first letter and the length before comparing: most requests carry none of these.
     for (std::size_t i = 0, n = request.headerCount(); i < n; ++i) {
         const HttpRequest::Header header = request.headerAt(i);
-        const std::string_view name = header.name;
-        if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r' && name[0] != 'a')) continue;
-        std::string_view* slot = nullptr;
-        if (name == "range") {
-            slot = &fields.range;
-        } else if (name == "if-match") {
-            slot = &fields.ifMatch;
-        } else if (name == "if-none-match") {
-            slot = &fields.ifNoneMatch;
-        } else if (name == "if-modified-since") {
-            slot = &fields.ifModifiedSince;
-        } else if (name == "if-unmodified-since") {
-            slot = &fields.ifUnmodifiedSince;
-        } else if (name == "if-range") {
-            slot = &fields.ifRange;
-        } else if (name == "accept-encoding") {
-            // Every line counts: a client may split the list over several.
-            fields.acceptEncoding.read(header.value);
-        }
-        // The first of a repeated field counts, as HttpRequest::getHeader reads it.
-        if (slot != nullptr && slot->data() == nullptr) *slot = header.value;
+        fields.take(header.name, header.value);
     }
     return fields;
+}
+
+RequestFields RequestFields::of(std::span<const RequestHeaderField> copies, bool head) noexcept {
+    RequestFields fields;
+    fields.head = head;
+    for (const auto& [name, value] : copies) {
+        char lowercase[32];
+        if (name.size() > sizeof lowercase) continue;  // longer than any name taken
+        for (std::size_t i = 0; i < name.size(); ++i) {
+            const char c = name[i];
+            lowercase[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c;
+        }
+        fields.take(std::string_view(lowercase, name.size()), value);
+    }
+    return fields;
+}
+
+void RequestFields::take(std::string_view name, std::string_view value) noexcept {
+    // Matching on the first letter and the length before comparing: most requests carry none of these.
+    if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r' && name[0] != 'a')) return;
+    std::string_view* slot = nullptr;
+    if (name == "range") {
+        slot = &range;
+    } else if (name == "if-match") {
+        slot = &ifMatch;
+    } else if (name == "if-none-match") {
+        slot = &ifNoneMatch;
+    } else if (name == "if-modified-since") {
+        slot = &ifModifiedSince;
+    } else if (name == "if-unmodified-since") {
+        slot = &ifUnmodifiedSince;
+    } else if (name == "if-range") {
+        slot = &ifRange;
+    } else if (name == "accept-encoding") {
+        // Every line counts: a client may split the list over several.
+        acceptEncoding.read(value);
+    }
+    if (slot != nullptr && slot->data() == nullptr) *slot = value;
 }
 
 void FileResponder::writeValidators(HttpResponse& response, const Representation& representation,

@@ -12,8 +12,11 @@
 #include "CachedFile.h"
 #include "compress/AcceptEncoding.h"
 
+#include <loopwire/StaticFileOptions.h>
+
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 namespace loopwire {
@@ -36,9 +39,17 @@ struct RequestFields {
 
     // Reads them in one pass over the request's fields.
     static RequestFields of(HttpRequest& request) noexcept;
+    // Reads them from copies (SendFileOptions::requestHeaders: names in any case), for the answer to a request that
+    // is gone; head: whether it was a HEAD.
+    static RequestFields of(std::span<const RequestHeaderField> fields, bool head) noexcept;
     // Whether answering reads the wall clock: a date to place (RFC 850's two-digit years), or a Range whose If-Range
     // date is only strong when Last-Modified is older than now. Most requests carry none of these.
     bool needClock() const noexcept { return !ifModifiedSince.empty() || !ifUnmodifiedSince.empty() || !range.empty(); }
+
+private:
+    // Takes value when name (lowercase) is one of the fields above; the first of a repeated field counts, as
+    // HttpRequest::getHeader reads it, except Accept-Encoding, whose every line counts.
+    void take(std::string_view name, std::string_view value) noexcept;
 };
 
 // What every response of a mount carries besides the file's own fields.

@@ -85,7 +85,16 @@ int FileRoot::open(std::string_view relativePath) const noexcept {
         std::memcpy(path, relativePath.data(), relativePath.size());
         path[relativePath.size()] = '\0';
     }
-    return resolution_ == Resolution::Openat2 ? openWithOpenat2(path) : openByWalking(path);
+    switch (resolution_) {
+        case Resolution::Openat2:
+            return openWithOpenat2(path);
+        case Resolution::FollowLinks:
+            return ::openat(rootFd_, path, kFileFlags);
+        case Resolution::Automatic:
+        case Resolution::NoFollowWalk:
+            break;
+    }
+    return openByWalking(path);
 }
 
 int FileRoot::openWithOpenat2(const char* relativePath) const noexcept {

@@ -19,8 +19,10 @@ namespace loopwire::files {
 
 class FileRoot {
 public:
-    // How open() resolves paths; Automatic picks openat2 when the kernel has it.
-    enum class Resolution : unsigned char { Automatic, Openat2, NoFollowWalk };
+    // How open() resolves paths; Automatic picks openat2 when the kernel has it. FollowLinks is not a confinement:
+    // links are followed wherever they lead, as open(2) does; it is for a root of "/" that opens the absolute paths
+    // an application names itself (HttpResponse::sendFile without a root), never for a folder served to clients.
+    enum class Resolution : unsigned char { Automatic, Openat2, NoFollowWalk, FollowLinks };
 
     FileRoot() = default;
     FileRoot(FileRoot&& other) noexcept;

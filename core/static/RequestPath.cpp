@@ -79,7 +79,7 @@ bool appendForLocation(std::string_view text, bool inQuery, std::span<char> out,
 
 }  // namespace
 
-PathVerdict RequestPath::resolve(std::string_view encoded, Dotfiles dotfiles) noexcept {
+PathVerdict RequestPath::resolve(std::string_view encoded, Dotfiles dotfiles, PathEncoding encoding) noexcept {
     size_ = 0;
     directory_ = false;
     bytes_[0] = '\0';
@@ -102,7 +102,7 @@ PathVerdict RequestPath::resolve(std::string_view encoded, Dotfiles dotfiles) no
         Segment segment;
         while (at < encoded.size() && encoded[at] != '/') {
             auto byte = static_cast<unsigned char>(encoded[at]);
-            if (byte == '%') {
+            if (byte == '%' && encoding == PathEncoding::Percent) {
                 if (encoded.size() - at < 3) return fail(PathVerdict::BadRequest);
                 const int high = hexValue(encoded[at + 1]);
                 const int low = hexValue(encoded[at + 2]);

@@ -47,6 +47,9 @@ enum class Dotfiles : std::uint8_t {
     Allow,  // served as any other name (".." is still BadRequest)
 };
 
+// Whether '%' starts an escape (a request's path) or is a plain byte (a file path an application names).
+enum class PathEncoding : std::uint8_t { Percent, None };
+
 class RequestPath {
 public:
     // Bytes of a decoded relative path. With its NUL, Linux's PATH_MAX (4096): a longer one could not be opened.
@@ -54,7 +57,10 @@ public:
     // The one dotfile segment served under Dotfiles::Deny, as the first segment only.
     static constexpr std::string_view kWellKnown = ".well-known";
 
-    PathVerdict resolve(std::string_view encoded, Dotfiles dotfiles = Dotfiles::Deny) noexcept;
+    // With PathEncoding::None the same rules apply to the bytes as they are: nothing is decoded, and '%' is a byte of
+    // the name (HttpResponse::sendFile's path).
+    PathVerdict resolve(std::string_view encoded, Dotfiles dotfiles = Dotfiles::Deny,
+                        PathEncoding encoding = PathEncoding::Percent) noexcept;
 
     // After an Ok resolve(): the decoded path (into this object, valid until the next resolve()) and whether it is
     // a directory request. After any other verdict: empty and false.

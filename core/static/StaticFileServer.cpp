@@ -33,23 +33,97 @@ StaticMount* StaticFileServer::addMount(std::string prefix, std::string_view roo
         error = "static: cannot open the folder \"" + std::string(rootDirectory) + "\": " + std::strerror(errno);
         return nullptr;
     }
+    if (options.index.find('/') != std::string::npos || options.index == "." || options.index == "..") {
+        error = "static: index must be a file name, without '/'";
+        return nullptr;
+    }
+    StaticMount* mount = makeMount(std::move(prefix), std::move(root), options, error);
+    if (mount == nullptr) error.insert(0, "static: ");
+    return mount;
+}
+
+StaticMount* StaticFileServer::makeMount(std::string prefix, FileRoot root, const StaticFileOptions& options,
+                                         std::string& error) {
     MimeTypes types;
     for (const auto& [extension, type] : options.mimeTypes) {
         if (!types.add(extension, type)) {
             // The type is not repeated: it may hold the line breaks it is refused for.
-            error = "static: mimeTypes: \"" + extension +
+            error = "mimeTypes: \"" + extension +
                     "\" and its type must be an extension and a media type (type/subtype; parameters), without "
                     "control characters";
             return nullptr;
         }
     }
-    if (options.index.find('/') != std::string::npos || options.index == "." || options.index == "..") {
-        error = "static: index must be a file name, without '/'";
-        return nullptr;
-    }
     mounts_.push_back(std::make_unique<StaticMount>(http_.loop(), streams_, compressor_, boundary(), std::move(prefix),
                                                     std::move(root), options, std::move(types)));
     return mounts_.back().get();
+}
+
+namespace {
+
+// Whether a and b serve alike (requestHeaders, which are per call, aside).
+bool sameServing(const SendFileOptions& a, const SendFileOptions& b) noexcept {
+    return a.root == b.root && a.dotfiles == b.dotfiles && a.maxAgeSeconds == b.maxAgeSeconds &&
+           a.immutable == b.immutable && a.precompressed == b.precompressed && a.compress == b.compress &&
+           a.sendfile == b.sendfile && a.etag == b.etag && a.lastModified == b.lastModified &&
+           a.cacheBytes == b.cacheBytes && a.mimeTypes == b.mimeTypes;
+}
+
+}  // namespace
+
+StaticMount* StaticFileServer::sendFileMount(const SendFileOptions& options, std::string& error) {
+    for (const SendFileSetup& setup : sendFileSetups_) {
+        if (sameServing(setup.options, options)) return setup.mount;
+    }
+    if (sendFileSetups_.size() == kMaxSendFileSetups) {
+        error = "sendFile: more than " + std::to_string(kMaxSendFileSetups) +
+                " different roots and options in one App: reuse one options object per kind of file";
+        return nullptr;
+    }
+    FileRoot root;
+    const bool rooted = !options.root.empty();
+    // Without a root, paths are absolute and the application's own: opened beneath "/" as open(2) would.
+    if (!root.openDirectory(rooted ? std::string_view(options.root) : std::string_view("/"),
+                            rooted ? FileRoot::Resolution::Automatic : FileRoot::Resolution::FollowLinks)) {
+        error = "sendFile: cannot open the root folder \"" + options.root + "\": " + std::strerror(errno);
+        return nullptr;
+    }
+    StaticFileOptions serving;
+    serving.index.clear();
+    serving.dotfiles = options.dotfiles;
+    serving.maxAgeSeconds = options.maxAgeSeconds;
+    serving.immutable = options.immutable;
+    serving.precompressed = options.precompressed;
+    serving.compress = options.compress;
+    serving.sendfile = options.sendfile;
+    serving.etag = options.etag;
+    serving.lastModified = options.lastModified;
+    serving.cacheBytes = options.cacheBytes;
+    serving.mimeTypes = options.mimeTypes;
+    StaticMount* mount = makeMount({}, std::move(root), serving, error);
+    if (mount == nullptr) {
+        error.insert(0, "sendFile: ");
+        return nullptr;
+    }
+    SendFileSetup setup{options, mount};
+    setup.options.requestHeaders = {};
+    sendFileSetups_.push_back(std::move(setup));
+    return mount;
+}
+
+bool StaticFileServer::sendFile(HttpResponse& response, HttpRequest* request, bool head, std::string_view path,
+                                const SendFileOptions& options, std::string& error) {
+    if (options.root.empty() && (path.empty() || path.front() != '/')) {
+        error = "sendFile: path must be absolute unless options.root is given";
+        return false;
+    }
+    StaticMount* mount = sendFileMount(options, error);
+    if (mount == nullptr) return false;
+    const RequestFields fields = request != nullptr && options.requestHeaders.empty()
+                                     ? RequestFields::of(*request)
+                                     : RequestFields::of(options.requestHeaders, head);
+    mount->sendFile(response, fields, path);
+    return true;
 }
 
 }  // namespace loopwire::files

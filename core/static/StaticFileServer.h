@@ -28,10 +28,20 @@ public:
     // The server of http, created on first use.
     static StaticFileServer& of(HttpServer& http);
 
+    // Different SendFileOptions (root and serving options; requestHeaders aside) one App keeps a mount for: a bound,
+    // so that options made per call (a root per user) cannot grow the server without end.
+    static constexpr std::size_t kMaxSendFileSetups = 16;
+
     // Adds a mount (its routes are the caller's to add); returns it. Allocates (set-up time). Returns null, with
     // error saying why, when the root cannot be opened or options are not usable.
     StaticMount* addMount(std::string prefix, std::string_view rootDirectory, const StaticFileOptions& options,
                           std::string& error);
+
+    // HttpResponse::sendFile: answers response (request: its request while its handler runs, else null) with the
+    // file at path, through the mount kept for options (made on first use). False, with error saying why and
+    // nothing written, when path is relative without options.root or the options are not usable.
+    bool sendFile(HttpResponse& response, HttpRequest* request, bool head, std::string_view path,
+                  const SendFileOptions& options, std::string& error);
 
     void close() noexcept override {}
     std::size_t connectionCount() const noexcept override { return 0; }
@@ -40,9 +50,18 @@ public:
     std::string_view boundary() const noexcept { return {boundary_, BodyStream::kBoundaryBytes}; }
 
 private:
+    // A mount of sendFile() and the options it was made for.
+    struct SendFileSetup {
+        SendFileOptions options;  // requestHeaders empty
+        StaticMount* mount = nullptr;
+    };
+    StaticMount* sendFileMount(const SendFileOptions& options, std::string& error);
+    StaticMount* makeMount(std::string prefix, FileRoot root, const StaticFileOptions& options, std::string& error);
+
     HttpServer& http_;
     BodyStreamPool streams_;
     std::vector<std::unique_ptr<StaticMount>> mounts_;
+    std::vector<SendFileSetup> sendFileSetups_;
     // Declared after the mounts: destroyed first, so that no result reaches a mount that is gone.
     CompressionWorker compressor_;
     char boundary_[BodyStream::kBoundaryBytes];

@@ -150,6 +150,24 @@ void StaticMount::serve(HttpResponse& response, HttpRequest& request) {
     responder_.respond(response, fields, entry, fd, policy_, now);
 }
 
+void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path) {
+    RequestPath resolved;
+    const Dotfiles dotfiles = options_.dotfiles == DotfilePolicy::Allow ? Dotfiles::Allow : Dotfiles::Deny;
+    int fd = -1;
+    std::shared_ptr<CachedFile> entry;
+    if (resolved.resolve(path, dotfiles, PathEncoding::None) == PathVerdict::Ok && !resolved.directory()) {
+        entry = lookUp(resolved.relative(), !fields.head, &fd);
+    }
+    if (!entry || entry->kind != CachedFile::Kind::File) {
+        if (fd >= 0) ::close(fd);
+        response.writeStatus("404 Not Found");
+        response.end();
+        return;
+    }
+    const std::int64_t now = fields.needClock() ? static_cast<std::int64_t>(std::time(nullptr)) : 0;
+    responder_.respond(response, fields, entry, fd, policy_, now);
+}
+
 void StaticMount::miss(HttpResponse& response, HttpRequest& request) {
     if (options_.fallthrough) {
         request.setYield(true);

@@ -231,7 +231,7 @@ TEST_P(ZeroAllocation, NoAllocationPerRequestAfterWarmup) {
 
 // Static files (App::serveStatic, issue 44): a cached file, a 304, a range of a cached file, several ranges, a
 // precompressed variant, and a file too large for the cache, streamed from its descriptor, allocate nothing per
-// request once warm.
+// request once warm; nor do HttpResponse::sendFile's cached file, 304 and streamed file.
 TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
     TemporaryFolder folder;
     folder.write("one.txt", std::string(1024, 's'));
@@ -240,8 +240,15 @@ TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
     folder.write("page.html.gz", std::string(5 * 1024, 'z'));
     ServerOptions options;
     options.backend = GetParam();
-    TestServer server(options, [&folder](App& app) {
+    // HttpResponse::sendFile with options made once, as the API asks.
+    SendFileOptions sendOptions;
+    sendOptions.root = folder.path();
+    sendOptions.compress = false;
+    TestServer server(options, [&folder, &sendOptions](App& app) {
         tCountAllocations = true;
+        app.get("/send/:name", [&sendOptions](HttpResponse* res, HttpRequest* req) {
+            res->sendFile(req->getParameter(0), sendOptions);
+        });
         // No compression in the background: a variant that joins its entry during the measured requests allocates
         // (once per file and coding, by design) and changes the answers' sizes.
         StaticFileOptions files;
@@ -295,6 +302,10 @@ TEST_P(ZeroAllocation, NoAllocationPerStaticFileRequestAfterWarmup) {
          200, kMeasuredRequests},
         {"head-of-a-streamed-file", "HEAD /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, kMeasuredRequests},
         {"streamed-300kb-file", "GET /files/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, 300},
+        {"sendFile-cached-1kb-file", "GET /send/one.txt HTTP/1.1\r\nHost: x\r\n\r\n", 200, kMeasuredRequests},
+        {"sendFile-304", "GET /send/one.txt HTTP/1.1\r\nHost: x\r\nIf-None-Match: " + etag + "\r\n\r\n", 304,
+         kMeasuredRequests},
+        {"sendFile-streamed-300kb-file", "GET /send/large.bin HTTP/1.1\r\nHost: x\r\n\r\n", 200, 300},
     };
     for (const StaticScenario& scenario : scenarios) {
         SCOPED_TRACE(scenario.name);

@@ -390,5 +390,22 @@ TEST(FileRootDirectory, AMoveLeavesTheSourceClosed) {
     EXPECT_EQ(readAll(again.fd.get()), "other");
 }
 
+// A root of "/" with FollowLinks (HttpResponse::sendFile without a root) opens what open(2) would, links included.
+TEST(FileRootFollowLinks, FollowsLinksWhereverTheyLead) {
+    TemporaryFolder folder;
+    folder.write("../outside/secret.txt", "secret");
+    const std::string link = folder.path() + "/link.txt";
+    ASSERT_EQ(::symlink((folder.path() + "/../outside/secret.txt").c_str(), link.c_str()), 0);
+    FileRoot root;
+    ASSERT_TRUE(root.openDirectory("/", Resolution::FollowLinks));
+    EXPECT_EQ(root.resolution(), Resolution::FollowLinks);
+    const int fd = root.open(std::string_view(link).substr(1));
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    char bytes[16] = {};
+    EXPECT_EQ(::pread(fd, bytes, sizeof bytes, 0), 6);
+    EXPECT_STREQ(bytes, "secret");
+    ::close(fd);
+}
+
 }  // namespace
 }  // namespace loopwire::test

@@ -114,6 +114,25 @@ test('app.static serves a cached file, a 304 and a streamed file with no call in
   assert.ok(counters().callsIntoJavaScript - before >= 10);
 });
 
+test('res.sendFile of a cached file, with or without options, creates no handle and allocates nothing', async (t) => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-counting-sendfile-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(root, 'small.txt'), 's'.repeat(1024));
+  const file = path.join(root, 'small.txt');
+  // compress: false, as above: a variant joining its entry allocates once, at a time no test controls.
+  const options = { root, maxAge: 60, compress: false };
+  const { port } = listen(t, (app) => app
+    .get('/absolute', (res) => { res.sendFile(file, { compress: false }); })
+    .get('/rooted', (res) => { res.sendFile('small.txt', options); }), uWS);
+  for (const route of ['/absolute', '/rooted']) {
+    const delta = await measure(port, `GET ${route} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    assert.deepEqual(delta, { handlesCreated: 0, handlesAlive: 0, allocations: 0, pendingResponses: 0 }, route);
+  }
+});
+
 test('a body string longer than the inline storage allocates nothing per request once the buffer is sized', async (t) => {
   // A cached page sent on every request (ASCII, copied as is) and a Latin-1 one (encoded to UTF-8): both go through
   // the thread's scratch buffer, which keeps its size between requests.

@@ -40,6 +40,7 @@ namespace loopwire {
 
 class SharedBlock;
 class AnyWebSocket;
+struct SendFileOptions;
 class WebSocketContext;
 
 // Inline capacity of each per-request callback.
@@ -92,6 +93,19 @@ public:
     // than fileOffset + count sends fewer bytes (ok is false, and the caller should end the response).
     std::optional<std::pair<bool, bool>> tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
                                                         std::uint64_t totalSize, bool closeConnection = false);
+    // Answers with the file at path, as a static mount (App::serveStatic) answers with one of its files: Content-Type
+    // from the extension, ETag and Last-Modified, the request's conditions (304, 412), Range (206, multipart, 416),
+    // a precompressed or compressed variant the request accepts, and the body from memory, by sendfile(2) or read as
+    // the socket drains. No file there (or a folder, a dotfile under DotfilePolicy::Deny, a ".." segment): 404.
+    // The request's fields are read when it is called while the request's handler runs; called later (after
+    // onAborted, from another callback), the request is gone: it answers as to a request without them (200, the
+    // whole file, not compressed), unless options.requestHeaders carries copies. The response is complete, or
+    // streaming on its own, when it returns true; onAborted still runs if the peer goes away before the end, and the
+    // response must not be used again either way. Returns false, having written nothing, when path is relative
+    // without options.root, or the options cannot be used (error says why: a root that is not a folder, a bad media
+    // type, too many different options). Allocates only on the first call with given options.
+    bool sendFile(std::string_view path);
+    bool sendFile(std::string_view path, const SendFileOptions& options, std::string* error = nullptr);
     // Body bytes sent (or taken for sending) so far.
     std::uint64_t getWriteOffset() const noexcept;
 

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -48,6 +50,32 @@ struct StaticFileOptions {
     // A request this mount has no file for goes on to the next matching route (a single-page app's fallback, a
     // custom 404) instead of getting 404 here.
     bool fallthrough = false;
+};
+
+// A request field by name (any case) and value, for SendFileOptions::requestHeaders.
+using RequestHeaderField = std::pair<std::string_view, std::string_view>;
+
+// How HttpResponse::sendFile answers with one file (res.sendFile in JavaScript); the fields shared with
+// StaticFileOptions mean the same. Calls with the same root and serving options share one cache (and its compressed
+// variants); at most StaticFileServer::kMaxSendFileSetups different ones per App.
+struct SendFileOptions {
+    // The folder path is relative to, never left (as a static mount's root: links out of it are refused). Empty:
+    // path must be absolute, and is opened as given (links followed).
+    std::string root;
+    DotfilePolicy dotfiles = DotfilePolicy::Deny;  // for the segments of path (beneath root when there is one)
+    std::uint32_t maxAgeSeconds = 0;
+    bool immutable = false;
+    bool precompressed = true;
+    bool compress = true;
+    bool sendfile = true;
+    bool etag = true;
+    bool lastModified = true;
+    std::size_t cacheBytes = 64 * 1024 * 1024;
+    std::vector<std::pair<std::string, std::string>> mimeTypes;
+    // The fields the answer depends on (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since, If-Range,
+    // Range, Accept-Encoding), copied by a caller that sends the file after its handler returned, when the request
+    // is gone. Read instead of the request's own when not empty; other names are ignored. Views: valid for the call.
+    std::span<const RequestHeaderField> requestHeaders;
 };
 
 }  // namespace loopwire

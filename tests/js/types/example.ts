@@ -159,5 +159,16 @@ const site: TemplatedApp = App()
   .get('/*', (res) => { res.end('spa'); });
 void site;
 
+// One file from a handler, after an await with the request's fields copied.
+const downloadOptions: uWS.SendFileOptions = { root: './private', maxAge: 60, dotfiles: 'deny', sendfile: true };
+App().get('/download/:name', async (res, req) => {
+  const name: string = req.getParameter(0) ?? '';
+  const requestHeaders: Record<string, string> = { range: req.getHeader('range') };
+  res.onAborted(() => {});
+  await Promise.resolve();
+  const same: HttpResponse = res.sendFile(name, { ...downloadOptions, requestHeaders });
+  void same;
+});
+
 const viaDefault: uWS.TemplatedApp = uWS.App();
 viaDefault.close();

@@ -398,5 +398,21 @@ TEST(RequestPath, DirectoryLocationNeedsRoomForAllOfIt) {
     EXPECT_EQ(RequestPath::directoryLocation(worst, worst, bound).size(), bound.size());
 }
 
+// HttpResponse::sendFile's paths are file names, not URLs: the same rules, but '%' is a byte like any other.
+TEST(RequestPath, WithoutEncodingAPercentIsAPlainByte) {
+    RequestPath path;
+    ASSERT_EQ(path.resolve("/files/100%.txt", Dotfiles::Deny, PathEncoding::None), PathVerdict::Ok);
+    EXPECT_EQ(path.relative(), "files/100%.txt");
+    ASSERT_EQ(path.resolve("a%2fb%2e%2e", Dotfiles::Deny, PathEncoding::None), PathVerdict::Ok);
+    EXPECT_EQ(path.relative(), "a%2fb%2e%2e");
+    // Still refused: a climb, a backslash, a NUL, a dotfile under Deny; empty and "." segments still go.
+    EXPECT_EQ(path.resolve("a/../b", Dotfiles::Deny, PathEncoding::None), PathVerdict::BadRequest);
+    EXPECT_EQ(path.resolve("a\\b", Dotfiles::Deny, PathEncoding::None), PathVerdict::BadRequest);
+    EXPECT_EQ(path.resolve(std::string_view("a\0b", 3), Dotfiles::Deny, PathEncoding::None), PathVerdict::BadRequest);
+    EXPECT_EQ(path.resolve("home/.config/x", Dotfiles::Deny, PathEncoding::None), PathVerdict::NotFound);
+    ASSERT_EQ(path.resolve("//a/./b", Dotfiles::Deny, PathEncoding::None), PathVerdict::Ok);
+    EXPECT_EQ(path.relative(), "a/b");
+}
+
 }  // namespace
 }  // namespace loopwire::files

@@ -1,0 +1,24 @@
+// HttpResponse::sendFile, here with the static layer (as App::serveStatic is), so that http/ does not depend on
+// static/.
+#include "StaticFileServer.h"
+#include "http/HttpConnection.h"
+
+#include <loopwire/HttpResponse.h>
+#include <loopwire/StaticFileOptions.h>
+
+namespace loopwire {
+
+bool HttpResponse::sendFile(std::string_view path) { return sendFile(path, SendFileOptions{}); }
+
+bool HttpResponse::sendFile(std::string_view path, const SendFileOptions& options, std::string* error) {
+    auto& connection = *static_cast<HttpConnection*>(this);
+    HttpServer& http = connection.server();
+    std::string reason;
+    // The request's fields are views into the bytes it arrived in: readable only while its handler runs.
+    const bool answered = files::StaticFileServer::of(http).sendFile(*this, http.requestBeingHandled(*this),
+                                                                     connection.answersHead(), path, options, reason);
+    if (!answered && error != nullptr) *error = std::move(reason);
+    return answered;
+}
+
+}  // namespace loopwire
