@@ -1,52 +1,114 @@
 'use strict';
 // The document root of the static/* scenarios: made for each run that has one of them, in the run's temporary
 // folder, and given to every server by path ({docroot} in the scenario table), so that all of them serve the very
-// same files. Each file is printable ASCII (space to tilde) drawn from a fixed xorshift32 sequence seeded by its
-// size: the same bytes in every run and on every machine, not compressible to nothing, and readable in a diff when
-// two servers answer differently.
+// same files. A scenario names its files as { name: { kind, size, gzip } }, each made from a fixed xorshift32
+// sequence seeded by its size: the same bytes in every run and on every machine, and readable in a diff when two
+// servers answer differently. Kinds:
+//   'printable'  printable ASCII (space to tilde) drawn at random: not compressible to nothing (gzip takes off
+//                some 20 %), so that no server's answer depends on whether it compresses;
+//   'text'       lines of JSON made of a small vocabulary, compressible as real text assets are (gzip -9 makes it
+//                about a sixth of its size), for the scenarios that serve a compressed variant.
+// gzip: true also writes name.gz beside the file, compressed by node:zlib at GZIP_LEVEL: the precompressed sibling
+// that nginx's gzip_static, h2o's file.send-compressed, @fastify/static's preCompressed and loopwire's
+// precompressed option serve, the same bytes for all of them.
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 
 const FIRST_PRINTABLE = 0x20;
 const PRINTABLE_COUNT = 0x7f - FIRST_PRINTABLE;
 // Mixed into the size so that the seed is never 0, where xorshift would stay.
 const SEED_SALT = 0x9e3779b9;
+// The level the .gz siblings are made at: the highest, as a build step that precompresses its assets uses.
+const GZIP_LEVEL = 9;
+// The extension of a file's gzip sibling.
+const GZIP_SUFFIX = '.gz';
 
-// size bytes of printable text, the same for the same size.
-function printableBytes(size) {
-  const bytes = Buffer.allocUnsafe(size);
+// The 32-bit xorshift sequence seeded by size: a function returning its next value.
+function xorshift32(size) {
   let state = (size ^ SEED_SALT) >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
+  return () => {
     state ^= state << 13;
     state >>>= 0;
     state ^= state >>> 17;
     state ^= state << 5;
     state >>>= 0;
-    bytes[i] = FIRST_PRINTABLE + (state % PRINTABLE_COUNT);
-  }
+    return state;
+  };
+}
+
+// size bytes of printable text, the same for the same size.
+function printableBytes(size) {
+  const bytes = Buffer.allocUnsafe(size);
+  const next = xorshift32(size);
+  for (let i = 0; i < size; i++) bytes[i] = FIRST_PRINTABLE + (next() % PRINTABLE_COUNT);
   return bytes;
 }
 
-// The files every chosen scenario needs (their `docroot`: { name: size }), merged; a name asked for with two
-// different sizes is an error in the table.
+// The words of compressibleText: few, so that gzip finds them again and again, as in the keys and values of an
+// API's JSON or the prose of a page; the numbers between them keep it from collapsing into one repeated line.
+const TEXT_WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett',
+  'kilo', 'lima', 'mike', 'november', 'oscar', 'papa'];
+// The range of the score in each line.
+const TEXT_SCORE_RANGE = 1000;
+
+// size bytes of JSON lines ({"id":1,"name":"delta kilo","tags":["echo","mike"],"score":417}), the same for the
+// same size; the last line is cut at size and ends with a newline.
+function compressibleText(size) {
+  const next = xorshift32(size);
+  const word = () => TEXT_WORDS[next() % TEXT_WORDS.length];
+  const lines = [];
+  let length = 0;
+  for (let id = 1; length < size; id++) {
+    const line = `{"id":${id},"name":"${word()} ${word()}","tags":["${word()}","${word()}"],` +
+      `"score":${next() % TEXT_SCORE_RANGE}}\n`;
+    lines.push(line);
+    length += line.length;
+  }
+  const bytes = Buffer.from(lines.join('')).subarray(0, size);
+  if (size > 0) bytes[size - 1] = 0x0a;
+  return bytes;
+}
+
+const FILE_KINDS = { printable: printableBytes, text: compressibleText };
+
+// The bytes of a docroot file ({ kind, size }).
+function fileBytes({ kind, size }) {
+  const make = FILE_KINDS[kind];
+  if (!make) throw new Error(`no docroot file kind called ${kind}; one of ${Object.keys(FILE_KINDS).join(', ')}`);
+  return make(size);
+}
+
+// The file a docroot entry describes, as text for messages: "51200 bytes of text (and .gz)".
+const describeFile = ({ kind, size, gzip }) => `${size} bytes of ${kind}${gzip ? ` (and ${GZIP_SUFFIX})` : ''}`;
+
+// The files every chosen scenario needs (their `docroot`: { name: { kind, size, gzip } }), merged; a name asked for
+// as two different files is an error in the table.
 function docrootFiles(scenarios) {
   const files = {};
   for (const scenario of scenarios) {
-    for (const [name, size] of Object.entries(scenario.docroot ?? {})) {
-      if (files[name] !== undefined && files[name] !== size) {
-        throw new Error(`${scenario.name}: ${name} is ${size} bytes here and ${files[name]} elsewhere`);
+    for (const [name, file] of Object.entries(scenario.docroot ?? {})) {
+      const entry = { kind: file.kind, size: file.size, gzip: file.gzip ?? false };
+      if (files[name] !== undefined && describeFile(files[name]) !== describeFile(entry)) {
+        throw new Error(`${scenario.name}: ${name} is ${describeFile(entry)} here and ${describeFile(files[name])} ` +
+          'elsewhere');
       }
-      files[name] = size;
+      files[name] = entry;
     }
   }
   return files;
 }
 
-// Writes files ({ name: size }) into dir, made if needed. Returns dir.
+// Writes files ({ name: { kind, size, gzip } }) into dir, made if needed, each with its .gz sibling when gzip is
+// set. Returns dir.
 function makeDocroot(dir, files) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const [name, size] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), printableBytes(size));
+  for (const [name, file] of Object.entries(files)) {
+    const bytes = fileBytes(file);
+    fs.writeFileSync(path.join(dir, name), bytes);
+    if (file.gzip) fs.writeFileSync(path.join(dir, name + GZIP_SUFFIX), zlib.gzipSync(bytes, { level: GZIP_LEVEL }));
+  }
   return dir;
 }
 
-module.exports = { printableBytes, docrootFiles, makeDocroot };
+module.exports = { GZIP_LEVEL, GZIP_SUFFIX, printableBytes, compressibleText, fileBytes, docrootFiles, makeDocroot };

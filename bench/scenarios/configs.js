@@ -9,7 +9,9 @@
 //   {tlsKey}, {tlsCert}  the run's key and certificate (bench/ab/tls.js), in the TLS variant
 // Both are set up the way the static/* goals name: one worker process or thread, no access log, unlimited
 // requests per keep-alive connection, and for nginx sendfile and open_file_cache with open_file_cache_valid 1s
-// (loopwire checks a cached file against the disk once a second too).
+// (loopwire checks a cached file against the disk once a second too). `precompressed` turns on what each server
+// has for serving a file's precompressed sibling (file.gz beside file) to a request that accepts gzip, for
+// static/gzip-50kb; off, the configuration is the one the other static/* scenarios have always used.
 const os = require('node:os');
 
 // The user a server started as root runs its workers as. Both servers drop root for "nobody" by default, which
@@ -20,8 +22,10 @@ const RUNNER_USER = process.getuid?.() === 0 ? os.userInfo().username : null;
 // nginx: `daemon off` keeps the master in the foreground (the runner's process, whose process tree it reads the CPU
 // time of; the worker is its child). tcp_nopush is Debian's default nginx.conf's, beside sendfile: the head and
 // the file's first bytes leave in one segment. The media types are the one the scenarios use, so that the answer
-// does not depend on /etc/nginx/mime.types.
-function nginxConfig({ tls = false, user = RUNNER_USER } = {}) {
+// does not depend on /etc/nginx/mime.types. precompressed: gzip_static (its standard way of serving file.gz), with
+// gzip_vary, so that its answer carries Vary: Accept-Encoding as loopwire's and h2o's do (without it a shared cache
+// could give the gzip answer to a client that does not accept it).
+function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false } = {}) {
   return [
     '# nginx for the static/* scenarios, written by the A/B runner (bench/scenarios/configs.js).',
     'daemon off;',
@@ -44,6 +48,7 @@ function nginxConfig({ tls = false, user = RUNNER_USER } = {}) {
     '    keepalive_requests 1000000000;',
     '    open_file_cache max=1000 inactive=20s;',
     '    open_file_cache_valid 1s;',
+    ...(precompressed ? ['    gzip_static on;', '    gzip_vary on;'] : []),
     '    client_body_temp_path {configDir}/client_body;',
     '    proxy_temp_path {configDir}/proxy;',
     '    fastcgi_temp_path {configDir}/fastcgi;',
@@ -62,8 +67,9 @@ function nginxConfig({ tls = false, user = RUNNER_USER } = {}) {
 // h2o: its default mode keeps one process in the foreground; num-threads 1 makes it one event loop. Without an
 // access-log directive it keeps none; its error log is stderr by default (an error-log of /dev/stderr would fail:
 // the runner's pipes are sockets, which cannot be opened by path). file.dir serves the folder (h2o keeps its open
-// files in its own cache).
-function h2oConfig({ tls = false, user = RUNNER_USER } = {}) {
+// files in its own cache). precompressed: file.send-compressed, which serves file.gz (or file.br) beside a file to a
+// request that accepts the coding.
+function h2oConfig({ tls = false, user = RUNNER_USER, precompressed = false } = {}) {
   return [
     '# h2o for the static/* scenarios, written by the A/B runner (bench/scenarios/configs.js).',
     ...(user ? [`user: ${user}`] : []),
@@ -77,6 +83,7 @@ function h2oConfig({ tls = false, user = RUNNER_USER } = {}) {
     '    paths:',
     '      /:',
     '        file.dir: {docroot}',
+    ...(precompressed ? ['        file.send-compressed: ON'] : []),
     '',
   ].join('\n');
 }

@@ -12,7 +12,8 @@
 //   {tlsKey}, {tlsCert}  the key and self-signed certificate (PEM files) the runner makes with the openssl command
 //            for each run that has a TLS scenario (bench/ab/tls.js); the same pair for every server
 //   {docroot}  the document root the runner makes for each run that has a static/* scenario (bench/ab/docroot.js),
-//            holding the files the scenarios' `docroot` name; the same folder for every server
+//            holding the files the scenarios' `docroot` name ({ name: { kind, size, gzip } }); the same folder for
+//            every server
 //   {ultimateExpress}, {fastify}  the folders of the static-file stacks it installs into its cache (bench/ab/stacks.js)
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
 // module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
@@ -98,34 +99,45 @@ const httpServers = (name) => ({
 // certificate. The loopwire-js server exits with UNAVAILABLE_EXIT_STATUS (skipped) while the addon's SSLApp
 // throws.
 const TLS_ARGS = ['--key', '{tlsKey}', '--cert', '{tlsCert}'];
+// What tells a static/* JavaScript server to serve precompressed siblings (bench/scenarios/js/static/args.js).
+const PRECOMPRESSED_ARG = '--precompressed';
 const withTls = (server) => ({ ...server, command: [...server.command, ...TLS_ARGS] });
 const httpsServers = (name) => Object.fromEntries(Object.entries(httpServers(`https-${name}`))
   .map(([impl, server]) => [impl, withTls(server)]));
 
 // The files of the static/* scenarios' document root: one cached by every server that caches (loopwire keeps
-// files up to 256 KiB in memory), one streamed (sendfile(2) where the server uses it, on plain TCP).
-const STATIC_FILES = { '1kb.txt': 1024, '1mb.txt': 1024 * 1024 };
+// files up to 256 KiB in memory), one streamed (sendfile(2) where the server uses it, on plain TCP). Random
+// printable bytes, which no server's answer depends on compressing.
+const printableFile = (size) => ({ kind: 'printable', size });
+const STATIC_FILES = { '1kb.txt': printableFile(1024), '1mb.txt': printableFile(1024 * 1024) };
+// The file of static/gzip-50kb: 50 KiB of compressible text and its gzip sibling (50kb.txt.gz, made at level 9),
+// small enough for every cache here (loopwire keeps it and the variant in memory).
+const GZIP_FILES = { '50kb.txt': { kind: 'text', size: 50 * 1024, gzip: true } };
 // How long a 1 MiB response may take under callgrind: some 0.2 s over TLS (nginx, loopwire), more in JavaScript.
 const MIB_CALLGRIND_SECONDS = 1;
 
 // The six servers of a static/* scenario, each serving {docroot} at "/" with its defaults (bench/scenarios/configs.js
-// for nginx and h2o); tls: over TLS with the run's key and certificate.
-const staticScript = (name, module, tlsArgs) => ({
+// for nginx and h2o); tls: over TLS with the run's key and certificate. precompressed: each serves a file's .gz
+// sibling to a request that accepts gzip, the way it has for that (loopwire by default; nginx's gzip_static, h2o's
+// file.send-compressed, @fastify/static's preCompressed, given --precompressed); express.static has no such
+// option, so that scenario has no express-static server and the runner skips it ("has no express-static server").
+const staticScript = (name, module, extraArgs) => ({
   command: ['{node}', `{root}/bench/scenarios/js/static/${name}.js`, '--module', module, '--docroot', '{docroot}',
-    ...tlsArgs],
+    ...extraArgs],
   requires: module,
 });
-const staticServers = ({ tls }) => {
+const staticServers = ({ tls, precompressed = false }) => {
   const tlsArgs = tls ? TLS_ARGS : [];
   return {
     'loopwire-cpp': { command: ['{build}/bench/scenarios/static', '--docroot', '{docroot}', ...tlsArgs] },
     'loopwire-js': staticScript('loopwire', '{root}', tlsArgs),
     nginx: { program: 'nginx', command: ['nginx', '-c', '{config}', '-e', 'stderr'],
-      config: { name: 'nginx.conf', template: nginxConfig({ tls }) } },
+      config: { name: 'nginx.conf', template: nginxConfig({ tls, precompressed }) } },
     h2o: { program: 'h2o', command: ['h2o', '-c', '{config}'],
-      config: { name: 'h2o.conf', template: h2oConfig({ tls }) } },
-    'express-static': staticScript('express-static', '{ultimateExpress}', tlsArgs),
-    'fastify-static': staticScript('fastify-static', '{fastify}', tlsArgs),
+      config: { name: 'h2o.conf', template: h2oConfig({ tls, precompressed }) } },
+    ...(precompressed ? {} : { 'express-static': staticScript('express-static', '{ultimateExpress}', tlsArgs) }),
+    'fastify-static': staticScript('fastify-static', '{fastify}',
+      [...tlsArgs, ...(precompressed ? [PRECOMPRESSED_ARG] : [])]),
   };
 };
 // What every static/* server answers alike: the length (no chunked coding anywhere), the media type (servers
@@ -134,6 +146,11 @@ const staticServers = ({ tls }) => {
 // are left out: every server spells them its own way (an inode, a time, a size, in hexadecimal or not; weak or
 // strong).
 const STATIC_COMPARE_HEADERS = ['content-length', { name: 'content-type', view: 'media-type' }, 'accept-ranges'];
+// static/gzip-50kb's: Content-Encoding too, so that a server answering with the plain file (one that ignores the
+// sibling, or a request that lost its Accept-Encoding) stops the run; Content-Length is then the .gz's. Not
+// Accept-Ranges: nginx's gzip_static answer has none, the others' have "bytes". Not Vary either: @fastify/static's
+// preCompressed sends none (loopwire, h2o, and nginx with gzip_vary send Accept-Encoding).
+const GZIP_COMPARE_HEADERS = ['content-length', { name: 'content-type', view: 'media-type' }, 'content-encoding'];
 
 // The connections of https/handshake-*, each making one handshake after another.
 const HANDSHAKE_CONNECTIONS = 20;
@@ -353,6 +370,17 @@ const SCENARIOS = [
     compareHeaders: STATIC_COMPARE_HEADERS,
     servers: staticServers({ tls: true }),
   },
+  {
+    // 50 KiB of text asked for with Accept-Encoding: gzip, answered with its precompressed sibling (50kb.txt.gz,
+    // about 7.6 KiB) from each server's cache: what serving a site's compressed assets costs, with no compression
+    // per request (loopwire holds the variant in memory; nginx and h2o open the .gz through their cache of open
+    // files).
+    name: 'static/gzip-50kb',
+    request: { method: 'GET', path: '/50kb.txt', headers: { 'Accept-Encoding': 'gzip' } },
+    docroot: GZIP_FILES,
+    compareHeaders: GZIP_COMPARE_HEADERS,
+    servers: staticServers({ tls: false, precompressed: true }),
+  },
 ].map((scenario) => ({
   enabled: true,
   compareHeaders: [],
@@ -365,4 +393,4 @@ const SCENARIOS = [
 }));
 
 module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS, TLS_ARGS,
-  STATIC_FILES, STATIC_COMPARE_HEADERS };
+  STATIC_FILES, GZIP_FILES, STATIC_COMPARE_HEADERS, GZIP_COMPARE_HEADERS, PRECOMPRESSED_ARG };

@@ -2,7 +2,7 @@
 // The static/* scenarios over real sockets: every server (loopwire's C++ server built from this checkout and the
 // addon, nginx and h2o from the system with the configuration files the runner writes, express.static and
 // @fastify/static installed into the runner's cache) serves the run's document root and answers alike, the
-// answers being the files themselves; and a short lwload run against nginx, which cannot print its port, counts
+// answers being the files themselves (the .gz sibling for a request that accepts gzip); and a short lwload run against nginx, which cannot print its port, counts
 // requests without errors and the CPU time of its worker, a child of the process the runner started. A server that
 // is not installed, or does not load here, is skipped with its reason; loopwire-cpp and at least one other must
 // answer.
@@ -14,7 +14,7 @@ const path = require('node:path');
 const { serverFor } = require('../arms');
 const { buildWorkingTree } = require('../build');
 const { compareAnswers, requestOnce } = require('../check');
-const { docrootFiles, makeDocroot } = require('../docroot');
+const { GZIP_SUFFIX, docrootFiles, makeDocroot } = require('../docroot');
 const { RUNNER_ROOT } = require('../git');
 const { loadArgs, runLoad, errorCount } = require('../load');
 const { cpuSeconds } = require('../procstat');
@@ -77,7 +77,10 @@ test('every static-file server answers every static scenario alike, with the fil
         assert.ok(answers.some((a) => a.copy === 'loopwire-cpp'), 'loopwire-cpp answered');
         assert.ok(answers.length >= 2, `only ${answers.map((a) => a.copy).join(', ')} answered`);
         assert.equal(answers[0].answer.status, 200);
-        assert.deepEqual(answers[0].answer.body, fs.readFileSync(path.join(files.docroot, scenario.request.path)));
+        const gzip = scenario.request.headers['Accept-Encoding'] === 'gzip';
+        assert.equal(answers[0].answer.headers['content-encoding'], gzip ? 'gzip' : undefined);
+        assert.deepEqual(answers[0].answer.body,
+          fs.readFileSync(path.join(files.docroot, scenario.request.path + (gzip ? GZIP_SUFFIX : ''))));
         assert.equal(compareAnswers(scenario, answers), null);
       });
     }

@@ -13,11 +13,11 @@ const ROOT = path.resolve(__dirname, '../../..');
 // The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
 const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
-test('the eighteen scenarios, all switched on', () => {
+test('the nineteen scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
     'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10',
-    'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls']);
+    'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
     assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/') || s.name.endsWith('-tls'),

@@ -8,20 +8,24 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
 const { fill, programPath, serverFor } = require('../arms');
 const { compareAnswers, HEADER_VIEWS } = require('../check');
-const { docrootFiles, makeDocroot, printableBytes } = require('../docroot');
+const { GZIP_LEVEL, compressibleText, docrootFiles, fileBytes, makeDocroot, printableBytes } = require('../docroot');
+const { loadArgs } = require('../load');
 const { packageName } = require('../npmcache');
 const { renderConfig, withPort } = require('../server');
 const stacks = require('../stacks');
 const { UWS_PACKAGE } = require('../uws');
 const { h2oConfig, nginxConfig } = require('../../scenarios/configs');
-const { IMPLEMENTATIONS, SCENARIOS, STATIC_FILES, TLS_ARGS } = require('../../scenarios/scenarios');
+const { IMPLEMENTATIONS, SCENARIOS, STATIC_FILES, GZIP_FILES, TLS_ARGS, PRECOMPRESSED_ARG } =
+  require('../../scenarios/scenarios');
 
 const ROOT = path.resolve(__dirname, '../../..');
 const STATIC_IMPLEMENTATIONS = ['express-static', 'fastify-static', 'h2o', 'loopwire-cpp', 'loopwire-js', 'nginx'];
 const staticScenario = (name) => SCENARIOS.find((s) => s.name === name);
+const server = (scenario, impl) => scenario.servers[impl];
 
 function tempDir(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lw-static-test-'));
@@ -40,27 +44,67 @@ test('the document root: printable bytes, the same every time, a different seque
   assert.deepEqual(printableBytes(1024), kib);
   assert.notDeepEqual(printableBytes(2048).subarray(0, 1024), kib);
   // Every printable byte occurs: no short cycle.
-  assert.equal(new Set(printableBytes(STATIC_FILES['1mb.txt'])).size, 0x7f - 0x20);
+  assert.equal(new Set(printableBytes(STATIC_FILES['1mb.txt'].size)).size, 0x7f - 0x20);
+  // The bytes the static/* scenarios have always served (their results stay comparable with earlier runs).
+  const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');
+  assert.equal(sha256(fileBytes(STATIC_FILES['1kb.txt'])),
+    '5c8a038b079bedb9c336db404b028353f2ddd9f113b4123ece731f8233739991');
+  assert.equal(sha256(fileBytes(STATIC_FILES['1mb.txt'])),
+    '572daeb3b055ac2bbe4dd967dd6abd703f4f37f2859fb52b1a402c5b3df3a511');
 });
 
-test('docrootFiles merges the chosen scenarios\' files and refuses one name with two sizes', () => {
-  assert.deepEqual(docrootFiles(SCENARIOS), { '1kb.txt': 1024, '1mb.txt': 1048576 });
+test('the compressible text: JSON lines of the exact size, the same every time, some six times smaller gzipped',
+  () => {
+    const text = compressibleText(GZIP_FILES['50kb.txt'].size);
+    assert.equal(text.length, 50 * 1024);
+    assert.deepEqual(compressibleText(50 * 1024), text);
+    const lines = text.toString().split('\n');
+    assert.deepEqual(JSON.parse(lines[0]), { id: 1, name: 'juliett kilo', tags: ['charlie', 'juliett'], score: 500 });
+    assert.equal(lines.at(-1), '', 'ends with a newline');
+    assert.ok(lines.slice(0, -2).every((line) => typeof JSON.parse(line).id === 'number'));
+    const gzipped = zlib.gzipSync(text, { level: GZIP_LEVEL }).length;
+    assert.ok(gzipped < text.length / 5, `${gzipped} bytes gzipped`);
+    // Where random printable bytes give gzip little to take.
+    assert.ok(zlib.gzipSync(printableBytes(text.length), { level: GZIP_LEVEL }).length > text.length * 0.75);
+    assert.equal(compressibleText(1).toString(), '\n');
+    assert.throws(() => fileBytes({ kind: 'binary', size: 1 }), /no docroot file kind called binary/);
+  });
+
+test('docrootFiles merges the chosen scenarios\' files and refuses one name as two different files', () => {
+  assert.deepEqual(docrootFiles(SCENARIOS), {
+    '1kb.txt': { kind: 'printable', size: 1024, gzip: false },
+    '1mb.txt': { kind: 'printable', size: 1048576, gzip: false },
+    '50kb.txt': { kind: 'text', size: 51200, gzip: true },
+  });
   assert.deepEqual(docrootFiles(SCENARIOS.filter((s) => s.name.startsWith('http/'))), {});
-  assert.throws(() => docrootFiles([{ name: 'a', docroot: { 'x.txt': 1 } }, { name: 'b', docroot: { 'x.txt': 2 } }]),
-    /x\.txt is 2 bytes here and 1 elsewhere/);
+  const file = (size, kind = 'printable', gzip = undefined) => ({ kind, size, gzip });
+  assert.throws(() => docrootFiles([{ name: 'a', docroot: { 'x.txt': file(1) } },
+    { name: 'b', docroot: { 'x.txt': file(2) } }]), /b: x\.txt is 2 bytes of printable here and 1 bytes of printable/);
+  assert.throws(() => docrootFiles([{ name: 'a', docroot: { 'x.txt': file(1) } },
+    { name: 'b', docroot: { 'x.txt': file(1, 'text') } }]), /1 bytes of text here/);
+  assert.throws(() => docrootFiles([{ name: 'a', docroot: { 'x.txt': file(1, 'text') } },
+    { name: 'b', docroot: { 'x.txt': file(1, 'text', true) } }]), /1 bytes of text \(and \.gz\) here/);
+  assert.doesNotThrow(() => docrootFiles([{ name: 'a', docroot: { 'x.txt': file(1) } },
+    { name: 'b', docroot: { 'x.txt': file(1, 'printable', false) } }]));
 });
 
-test('makeDocroot writes the files', (t) => {
+test('makeDocroot writes the files, and the .gz sibling of those that have one', (t) => {
   const dir = path.join(tempDir(t), 'docroot');
-  assert.equal(makeDocroot(dir, STATIC_FILES), dir);
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['1kb.txt', '1mb.txt']);
+  assert.equal(makeDocroot(dir, { ...STATIC_FILES, ...GZIP_FILES }), dir);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['1kb.txt', '1mb.txt', '50kb.txt', '50kb.txt.gz']);
   assert.equal(fs.statSync(path.join(dir, '1mb.txt')).size, 1048576);
   assert.deepEqual(fs.readFileSync(path.join(dir, '1kb.txt')), printableBytes(1024));
+  const text = fs.readFileSync(path.join(dir, '50kb.txt'));
+  assert.deepEqual(text, compressibleText(51200));
+  const gzipped = fs.readFileSync(path.join(dir, '50kb.txt.gz'));
+  assert.deepEqual(zlib.gunzipSync(gzipped), text);
+  assert.deepEqual(gzipped, zlib.gzipSync(text, { level: 9 }), 'made at level 9, the same bytes every run');
 });
 
 test('the static rows: one file each, the six servers, per MiB for the large file, TLS for -tls', () => {
-  const rows = SCENARIOS.filter((s) => s.docroot);
-  assert.deepEqual(rows.map((s) => s.name), ['static/1kb', 'static/1mb', 'static/1mb-tls']);
+  assert.deepEqual(SCENARIOS.filter((s) => s.docroot).map((s) => s.name),
+    ['static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb']);
+  const rows = SCENARIOS.filter((s) => s.docroot === STATIC_FILES);
   assert.deepEqual(rows.map((s) => s.request.path), ['/1kb.txt', '/1mb.txt', '/1mb.txt']);
   assert.deepEqual(rows.map((s) => s.unit), ['request', 'MiB', 'MiB']);
   assert.deepEqual(rows.map((s) => s.request.tls), [false, false, true]);
@@ -68,6 +112,9 @@ test('the static rows: one file each, the six servers, per MiB for the large fil
     assert.equal(s.connections, 100, s.name);
     assert.deepEqual(s.docroot, STATIC_FILES, s.name);
     assert.ok(STATIC_FILES[s.request.path.slice(1)], s.name);
+    assert.deepEqual(s.request.headers, {}, s.name);
+    assert.ok(!server(s, 'fastify-static').command.includes(PRECOMPRESSED_ARG), s.name);
+    assert.ok(!/gzip|compressed/.test(server(s, 'nginx').config.template + server(s, 'h2o').config.template), s.name);
     assert.deepEqual(Object.keys(s.servers).sort(), STATIC_IMPLEMENTATIONS, s.name);
     assert.deepEqual(s.compareHeaders, ['content-length', { name: 'content-type', view: 'media-type' },
       'accept-ranges'], s.name);
@@ -80,6 +127,51 @@ test('the static rows: one file each, the six servers, per MiB for the large fil
   }
   assert.deepEqual(staticScenario('static/1mb-tls').servers['loopwire-cpp'].command,
     ['{build}/bench/scenarios/static', '--docroot', '{docroot}', ...TLS_ARGS]);
+});
+
+test('static/gzip-50kb: the text asked for with Accept-Encoding: gzip, from the .gz sibling, on the five servers ' +
+  'that serve one', () => {
+  const s = staticScenario('static/gzip-50kb');
+  assert.deepEqual(s.request, { mode: 'http', headers: { 'Accept-Encoding': 'gzip' }, tls: false, method: 'GET',
+    path: '/50kb.txt' });
+  assert.deepEqual(loadArgs(s, 8080, { seconds: 3 }), ['http', '-c', '100', '-d', '3s', '-H', 'Accept-Encoding: gzip',
+    'http://127.0.0.1:8080/50kb.txt']);
+  assert.equal(s.unit, 'request');
+  assert.deepEqual(s.docroot, GZIP_FILES);
+  assert.deepEqual(GZIP_FILES, { '50kb.txt': { kind: 'text', size: 51200, gzip: true } });
+  // express.static has no way to serve the sibling: the runner skips it ("has no express-static server").
+  assert.deepEqual(Object.keys(s.servers).sort(), STATIC_IMPLEMENTATIONS.filter((impl) => impl !== 'express-static'));
+  assert.match(serverFor(armOf('express-static'), s).skip, /static\/gzip-50kb has no express-static server/);
+  assert.deepEqual(s.compareHeaders, ['content-length', { name: 'content-type', view: 'media-type' },
+    'content-encoding']);
+  // loopwire serves siblings by default; the others are told to.
+  assert.deepEqual(server(s, 'loopwire-cpp').command, ['{build}/bench/scenarios/static', '--docroot', '{docroot}']);
+  assert.ok(!server(s, 'loopwire-js').command.includes(PRECOMPRESSED_ARG));
+  assert.equal(server(s, 'fastify-static').command.at(-1), PRECOMPRESSED_ARG);
+  assert.ok(server(s, 'nginx').config.template.includes('    gzip_static on;\n    gzip_vary on;\n'));
+  assert.ok(server(s, 'h2o').config.template.includes('        file.send-compressed: ON\n'));
+});
+
+test('static/gzip-50kb: a server that answers with the plain file, or without Content-Encoding, stops the run', () => {
+  const scenario = staticScenario('static/gzip-50kb');
+  const text = compressibleText(51200);
+  const gzipped = zlib.gzipSync(text, { level: GZIP_LEVEL });
+  const answer = (body, encoding) => ({ status: 200, body, headers: { 'content-type': 'text/plain',
+    'content-length': String(body.length), ...(encoding ? { 'content-encoding': encoding } : {}) } });
+  assert.equal(compareAnswers(scenario, [{ copy: 'base#1', answer: answer(gzipped, 'gzip') },
+    { copy: 'head#1', answer: answer(gzipped, 'gzip') }]), null);
+  assert.match(compareAnswers(scenario, [{ copy: 'base#1', answer: answer(gzipped, 'gzip') },
+    { copy: 'head#1', answer: answer(text, null) }]), /content-encoding: \(absent\)/);
+  assert.match(compareAnswers(scenario, [{ copy: 'base#1', answer: answer(gzipped, 'gzip') },
+    { copy: 'head#1', answer: answer(gzipped, null) }]), /content-encoding: \(absent\)/);
+});
+
+test('the static JavaScript servers take --precompressed', () => {
+  const { parseStaticArgs } = require('../../scenarios/js/static/args');
+  const args = ['--module', 'm', '--docroot', '/d', '--port', '0'];
+  assert.deepEqual(parseStaticArgs(args), { port: 0, modulePath: 'm', docroot: '/d', tls: null, precompressed: false });
+  assert.equal(parseStaticArgs([...args, PRECOMPRESSED_ARG]).precompressed, true);
+  assert.equal(parseStaticArgs([PRECOMPRESSED_ARG, ...args]).docroot, '/d');
 });
 
 test('{docroot} is the run\'s folder; without one the scenario is skipped', () => {
@@ -176,7 +268,7 @@ function writtenConfig(t, impl, scenario) {
   const dir = tempDir(t);
   const tls = { key: path.join(dir, 'key.pem'), cert: path.join(dir, 'cert.pem') };
   if (scenario.request.tls) require('../tls').makeTlsFiles(dir);
-  const arm = armOf(impl, { docroot: makeDocroot(path.join(dir, 'docroot'), STATIC_FILES), tls, scratch: dir });
+  const arm = armOf(impl, { docroot: makeDocroot(path.join(dir, 'docroot'), scenario.docroot), tls, scratch: dir });
   const spec = serverFor(arm, scenario);
   if (spec.skip) return null;
   const file = path.join(dir, spec.config.name);
@@ -184,18 +276,18 @@ function writtenConfig(t, impl, scenario) {
   return file;
 }
 
-test('nginx -t accepts its configuration, plain and over TLS', { skip: programPath('nginx') === null &&
+test('nginx -t accepts its configuration, plain, over TLS and with gzip_static', { skip: programPath('nginx') === null &&
   'nginx is not installed' }, (t) => {
-  for (const name of ['static/1kb', 'static/1mb-tls']) {
+  for (const name of ['static/1kb', 'static/1mb-tls', 'static/gzip-50kb']) {
     const file = writtenConfig(t, 'nginx', staticScenario(name));
     const result = spawnSync(programPath('nginx'), ['-t', '-c', file, '-e', 'stderr'], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
   }
 });
 
-test('h2o -t accepts its configuration, plain and over TLS', { skip: programPath('h2o') === null &&
+test('h2o -t accepts its configuration, plain, over TLS and with file.send-compressed', { skip: programPath('h2o') === null &&
   'h2o is not installed' }, (t) => {
-  for (const name of ['static/1kb', 'static/1mb-tls']) {
+  for (const name of ['static/1kb', 'static/1mb-tls', 'static/gzip-50kb']) {
     const file = writtenConfig(t, 'h2o', staticScenario(name));
     const result = spawnSync(programPath('h2o'), ['-t', '-c', file], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
