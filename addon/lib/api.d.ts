@@ -288,6 +288,15 @@ export interface TemplatedApp {
      * (with fallthrough). A bad argument throws a TypeError or RangeError; a folder that cannot be opened an Error.
      */
     static(urlPrefix: string, rootDirectory: string, options?: StaticOptions): TemplatedApp;
+    /**
+     * Codes the responses to requests whose path matches pattern (a route pattern, any method) with zstd, brotli or
+     * gzip, as the request's Accept-Encoding weighs them: bodies given to end() (from options.minBytes), tryEnd() (by
+     * its totalSize) and write() (streamed, each write flushed), of a compressible Content-Type the handler wrote,
+     * unless it wrote its own Content-Encoding or Content-Length, answers a HEAD, or sends a 206 or a bodyless status.
+     * Adds Vary: Accept-Encoding, and makes a strong ETag weak. The first matching rule, in route order, decides. A
+     * bad argument throws a TypeError or RangeError; a malformed pattern, or one with a rule already, an Error.
+     */
+    compress(pattern: string, options?: CompressOptions): TemplatedApp;
     /** Ends the link to Redis (queued publishes are dropped); local pub/sub goes on. */
     disconnectPubSub(): TemplatedApp;
     /** The link's state and counters (state "closed" and zeros when not connected). */
@@ -372,6 +381,20 @@ export interface StaticOptions {
      * instead of getting 404. Default false.
      */
     fallthrough?: boolean;
+}
+
+/** Options of app.compress. Levels are measured for responses coded on every request (docs/compression.md). */
+export interface CompressOptions {
+    /** The codings offered, the server's preference first on a tie of the client's weights. Default ['zstd', 'br', 'gzip']; one this Node cannot make (zstd before 22.15) is left out. */
+    codings?: Array<'br' | 'zstd' | 'gzip'>;
+    /** Bodies shorter than this go out as they are (end, tryEnd); write() bodies are coded whatever their length. Default 1024. */
+    minBytes?: number;
+    /** gzip 1-9, default 4. */
+    gzipLevel?: number;
+    /** brotli 0-11, default 4. */
+    brotliLevel?: number;
+    /** zstd 1-19, default 3. */
+    zstdLevel?: number;
 }
 
 /**

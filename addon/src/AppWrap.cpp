@@ -67,6 +67,7 @@ v8::Local<v8::FunctionTemplate> AppWrap::createClass(v8::Isolate* isolate, v8::L
         .method("removeChildAppDescriptor", &removeChildAppDescriptor)
         .method("adoptSocket", &adoptSocket)
         .method("static", &serveStatic)
+        .method("compress", &compress)
         .method("connectPubSub", &connectPubSub)
         .method("disconnectPubSub", &disconnectPubSub)
         .method("getPubSubStats", &getPubSubStats)

@@ -100,6 +100,7 @@ private:
     static void adoptSocket(const v8::FunctionCallbackInfo<v8::Value>& args);
     // Static files (AppStaticFiles.cpp): app.static.
     static void serveStatic(const v8::FunctionCallbackInfo<v8::Value>& args);
+    static void compress(const v8::FunctionCallbackInfo<v8::Value>& args);  // AppCompress.cpp
     // Pub/sub across processes (AppPubSub.cpp): connectPubSub, disconnectPubSub, getPubSubStats, getHistory.
     static void connectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);
     static void disconnectPubSub(const v8::FunctionCallbackInfo<v8::Value>& args);

@@ -176,6 +176,7 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
     statusWritten_ = headersEnded_ = chunkedResponse_ = contentLengthResponse_ = false;
     noBodyStatus_ = switchingStatus_ = refusedWrite_ = false;
     hasDeclaredLength_ = connectionWritten_ = false;
+    coding_ = {};
     writeOffset_ = 0;
     keepAlive_ = head.keepAlive;
     http10_ = head.httpMinor == 0;
@@ -370,6 +371,9 @@ bool HttpConnection::writeStatusLine(std::string_view status) {
     }
     noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
     switchingStatus_ = status.substr(0, 3) == "101";
+    // A part of a representation is never coded: its ranges count the plain bytes.
+    if (coding_.matched() && status.substr(0, 3) == "206") [[unlikely]]
+        coding_.declined = true;
     write("HTTP/1.1 ");
     write(status);
     write("\r\n");
@@ -389,6 +393,9 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         return true;
     }
     ensureStatus();
+    if (coding_.matched()) [[unlikely]] {
+        if (!noteFieldForCoding(key, value)) return true;
+    }
     if (equalsLowerCase(key, "content-length")) {
         // Held back: the call that ends the head knows the body, and writes one Content-Length (see
         // writeContentLength). A value that is not a length is refused.
@@ -425,29 +432,40 @@ void HttpConnection::writeHeadEnd(std::string_view framing) {
 
 bool HttpConnection::writeChunk(std::string_view chunk) {
     if (!responsePending_ || isClosed()) return false;
-    if (!headersEnded_) {
-        ensureStatus();
-        if (http10_) {
-            // HTTP/1.0 has no chunked coding: the body runs until the connection closes.
-            keepAlive_ = false;
-            writeHeadEnd({});
-        } else {
-            chunkedResponse_ = true;
-            writeHeadEnd("Transfer-Encoding: chunked\r\n");
-        }
-    }
+    if (coding_.matched()) [[unlikely]]
+        return writeCodedChunk(chunk);
+    if (!headersEnded_) beginChunkedBody();
     if (chunk.empty() || headRequest_ || noBodyStatus_) return bufferedBytes() == 0;
     writeOffset_ += chunk.size();
-    if (!chunkedResponse_) return write(chunk);
+    return writeChunkFraming(chunk);
+}
+
+void HttpConnection::beginChunkedBody() {
+    ensureStatus();
+    if (http10_) {
+        // HTTP/1.0 has no chunked coding: the body runs until the connection closes.
+        keepAlive_ = false;
+        writeHeadEnd({});
+    } else {
+        chunkedResponse_ = true;
+        writeHeadEnd("Transfer-Encoding: chunked\r\n");
+    }
+}
+
+bool HttpConnection::writeChunkFraming(std::string_view bytes) {
+    if (bytes.empty()) return bufferedBytes() == 0;
+    if (!chunkedResponse_) return write(bytes);
     char digits[20];
-    write(formatHex(chunk.size(), digits));
+    write(formatHex(bytes.size(), digits));
     write("\r\n");
-    write(chunk);
+    write(bytes);
     return write("\r\n");
 }
 
 void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
     if (!responsePending_ || isClosed()) return;
+    if (coding_.matched()) [[unlikely]]
+        return endCoded(body, closeConnection);
     if (closeConnection && !headersEnded_) keepAlive_ = false;
     if (!headersEnded_) {
         if (!headRequest_ && !hasDeclaredLength_ && keepAlive_ && !http10_ && !connectionWritten_ &&
@@ -493,6 +511,10 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
 
 void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection) {
     if (!responsePending_ || isClosed()) return;
+    if (coding_.matched()) [[unlikely]] {
+        if (codingStream_ != nullptr) return endCoded({}, closeConnection);
+        if (!headersEnded_) writeCodingFields(false);
+    }
     if (closeConnection && !headersEnded_) keepAlive_ = false;
     if (!headersEnded_) {
         ensureStatus();
@@ -511,6 +533,8 @@ void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength,
 
 std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
     if (!responsePending_ || isClosed()) return {true, true};
+    if (coding_.matched()) [[unlikely]]
+        return tryEndCoded(data, totalSize, closeConnection);
     if (chunkedResponse_) {
         // A chunked response already started: go on in chunks and finish at totalSize.
         bool ok = writeChunk(data);
@@ -535,6 +559,9 @@ std::pair<bool, bool> HttpConnection::tryEndFromFile(int fd, std::uint64_t fileO
         // A body begun in chunks cannot go on from the page cache: the caller reads the file (tryEnd) instead.
         return {false, false};
     }
+    // A file's bytes go from the page cache as they are: never coded (a coded file is a static mount's variant).
+    if (coding_.matched() && !headersEnded_) [[unlikely]]
+        writeCodingFields(false);
     beginSizedBody(totalSize, closeConnection);
     std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
     if (count > room) count = room;
@@ -732,6 +759,7 @@ void HttpConnection::onTimeout() {
 }
 
 void HttpConnection::onClose() {
+    releaseCodingStream();
     if (responsePending_) {
         responsePending_ = false;
         ++callbackDepth_;
@@ -748,6 +776,127 @@ void HttpConnection::releaseCallbacksIfDone() noexcept {
     onData_ = nullptr;
     onDataV2_ = nullptr;
     onWritable_ = nullptr;
+}
+
+// App::compress. Reached only when a rule matched the request's path (coding_.matched()); the head's fields are
+// read as the handler writes them, the choice is made by the call that ends the head (end, write, tryEnd), and a body
+// written in pieces goes through one compressor whose output each piece flushes. Why each rule: docs/compression.md.
+
+bool HttpConnection::noteFieldForCoding(std::string_view key, std::string_view value) {
+    ResponseCoder& coder = *server_.responseCoder();
+    if (equalsLowerCase(key, "content-type")) {
+        coding_.compressibleType = coder.isCompressibleType(value);
+    } else if (equalsLowerCase(key, "content-encoding")) {
+        // The handler codes the body itself (or says it is identity): it goes out as written.
+        coding_.declined = true;
+    } else if (coding_.coding != 0 && equalsLowerCase(key, "etag") && value.starts_with('"')) {
+        // A strong tag promises the same bytes, which a coded body is not: weak, whether or not the body ends up
+        // coded (a weak tag is never wrong).
+        writeParts(key, ": W/", value, "\r\n");
+        return false;
+    }
+    return true;
+}
+
+bool HttpConnection::codable(std::uint64_t bodyBytes) const noexcept {
+    return coding_.applies() && !headRequest_ && !noBodyStatus_ && !hasDeclaredLength_ &&
+           bodyBytes >= server_.responseCoder()->minBytes(coding_);
+}
+
+void HttpConnection::writeCodingFields(bool coded) {
+    ensureStatus();
+    // A cache must keep the coded and plain answers apart whenever the type could be coded, coded this time or not.
+    if (coding_.compressibleType) write("Vary: Accept-Encoding\r\n");
+    if (coded) writeParts("Content-Encoding: ", server_.responseCoder()->token(coding_), "\r\n");
+    if (codingStream_ == nullptr) coding_ = {};
+}
+
+void HttpConnection::endCoded(std::string_view body, bool closeConnection) {
+    if (codingStream_ != nullptr) {
+        if (finishCodedStream(body)) finishResponse(closeConnection);
+        return;
+    }
+    if (!headersEnded_) {
+        std::optional<std::string_view> coded;
+        if (codable(body.size())) coded = server_.responseCoder()->encodeWhole(coding_, body);
+        writeCodingFields(coded.has_value());
+        if (coded) body = *coded;
+    }
+    coding_ = {};
+    endResponse(body, closeConnection);
+}
+
+bool HttpConnection::beginCodedStream(std::uint64_t bodyBytes) {
+    if (codable(bodyBytes)) codingStream_ = server_.responseCoder()->beginStream(coding_);
+    writeCodingFields(codingStream_ != nullptr);
+    if (codingStream_ == nullptr) return false;
+    beginChunkedBody();
+    return true;
+}
+
+bool HttpConnection::writeCodedChunk(std::string_view chunk) {
+    if (!headersEnded_ && !beginCodedStream(UINT64_MAX)) return writeChunk(chunk);
+    if (chunk.empty()) return bufferedBytes() == 0;
+    std::optional<std::string_view> coded =
+        server_.responseCoder()->encodeStream(*codingStream_, chunk, StreamFlush::Sync);
+    if (!coded) {
+        // The body cannot go on coded, nor switch to plain bytes midway: the client sees it cut short.
+        closeNow();
+        return false;
+    }
+    writeOffset_ += chunk.size();
+    return writeChunkFraming(*coded);
+}
+
+std::pair<bool, bool> HttpConnection::tryEndCoded(std::string_view data, std::uint64_t totalSize,
+                                                  bool closeConnection) {
+    if (!headersEnded_) {
+        if (closeConnection) keepAlive_ = false;
+        if (!beginCodedStream(totalSize)) return tryEnd(data, totalSize, closeConnection);
+    }
+    // writeOffset_ counts the plain bytes the handler gave, so that its onWritable offsets stay its own.
+    const std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
+    if (data.size() > room) data = data.substr(0, static_cast<std::size_t>(room));
+    if (writeOffset_ + data.size() >= totalSize) {
+        if (!finishCodedStream(data)) return {false, true};
+        finishResponse(closeConnection);
+        return {bufferedBytes() == 0, true};
+    }
+    // Not flushed: a sized body is usually given in large pieces, and the coder's own blocks compress better.
+    std::optional<std::string_view> coded =
+        server_.responseCoder()->encodeStream(*codingStream_, data, StreamFlush::Keep);
+    if (!coded) {
+        closeNow();
+        return {false, true};
+    }
+    writeOffset_ += data.size();
+    if (!coded->empty()) writeDeadlineMs_ = 0;
+    writeChunkFraming(*coded);
+    // Everything given was taken (into the coder); backpressure is what waits for the socket.
+    const bool ok = bufferedBytes() == 0;
+    if (!ok) requestWritable();
+    return {ok, false};
+}
+
+bool HttpConnection::finishCodedStream(std::string_view input) {
+    std::optional<std::string_view> coded =
+        server_.responseCoder()->encodeStream(*codingStream_, input, StreamFlush::Finish);
+    releaseCodingStream();
+    coding_ = {};
+    if (!coded) {
+        closeNow();
+        return false;
+    }
+    writeOffset_ += input.size();
+    writeChunkFraming(*coded);
+    if (chunkedResponse_) write("0\r\n\r\n");
+    return true;
+}
+
+void HttpConnection::releaseCodingStream() noexcept {
+    if (codingStream_ == nullptr) return;
+    server_.responseCoder()->endStream(*codingStream_);
+    codingStream_ = nullptr;
 }
 
 }  // namespace loopwire

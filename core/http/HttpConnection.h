@@ -14,6 +14,7 @@
 
 #include "ChunkedDecoder.h"
 #include "HttpParser.h"
+#include "ResponseCoder.h"
 #include "base/Limits.h"
 #include "net/Socket.h"
 
@@ -129,6 +130,29 @@ private:
                                             bool closeConnection);
     void writeContentLength(std::uint64_t length);
     void ensureStatus();
+    // A chunked (or, for HTTP/1.0, close-delimited) body's head, once.
+    void beginChunkedBody();
+    // bytes as one chunk of the body (as they are on HTTP/1.0), without counting them in writeOffset_. Returns
+    // whether the socket took everything so far.
+    bool writeChunkFraming(std::string_view bytes);
+
+    // App::compress (coding_.matched(): a rule matched the request's path). The handler's fields as they are
+    // written: false when the field was written here (a strong ETag made weak).
+    bool noteFieldForCoding(std::string_view key, std::string_view value);
+    // Whether a body of bodyBytes (UINT64_MAX: unknown) may go out coded, by the head written so far.
+    bool codable(std::uint64_t bodyBytes) const noexcept;
+    // Ends the head's part that depends on the coding: Vary for a compressible type, Content-Encoding when coded.
+    // From then on coding_ is cleared unless a stream codes the body (codingStream_).
+    void writeCodingFields(bool coded);
+    void endCoded(std::string_view body, bool closeConnection);
+    bool writeCodedChunk(std::string_view chunk);
+    std::pair<bool, bool> tryEndCoded(std::string_view data, std::uint64_t totalSize, bool closeConnection);
+    // Starts the coded stream of a body whose head is not ended; false when it cannot (the body goes out plain).
+    bool beginCodedStream(std::uint64_t bodyBytes);
+    // The stream's last bytes (input and the trailer) and the end of the chunked body; false when the coder failed
+    // (the connection is closed then).
+    bool finishCodedStream(std::string_view input);
+    void releaseCodingStream() noexcept;
     void armDeadline() noexcept;
     // The same, never inlined: for rare paths inside hot functions.
     void armDeadlineOutOfLine() noexcept;
@@ -167,7 +191,9 @@ private:
     bool paused_ = false;
     bool closeAfterResponse_ = false;
     bool http10_ = false;
-    bool autoCorked_ = false;  // corked by a write outside any callback; the completing call uncorks
+    bool autoCorked_ = false;               // corked by a write outside any callback; the completing call uncorks
+    ResponseCoding coding_;                 // App::compress: filled by HttpServer::dispatch, reset for each request
+    CodingStream* codingStream_ = nullptr;  // the compressor of a body coded as it is written
     char addressText_[SocketAddress::kMaxTextLength] = {};
     bool queuedToResume_ = false;
     HttpConnection* nextToResume_ = nullptr;  // HttpServer's queue of connections to resume

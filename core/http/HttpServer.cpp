@@ -2,6 +2,7 @@
 
 #include "HttpConnection.h"
 #include "HttpParser.h"
+#include "ResponseCoder.h"
 #include "net/TlsSession.h"
 #include "base/Check.h"
 
@@ -203,6 +204,8 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     };
     ++dispatchDepth_;
     const Handling outer = std::exchange(handling_, Handling{&response, &request});
+    if (coder_ != nullptr) [[unlikely]]
+        coder_->negotiate(request, head.path, static_cast<HttpConnection&>(response).coding_);
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
@@ -221,6 +224,11 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     handling_ = outer;
     --dispatchDepth_;
     return handled;
+}
+
+void HttpServer::setResponseCoder(std::unique_ptr<ResponseCoder> coder) noexcept {
+    coder_ = coder.get();
+    setExtension(ServerExtensionKind::Compression, std::move(coder));
 }
 
 RequestHead& HttpServer::beginProcessing() noexcept {

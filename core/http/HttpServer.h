@@ -27,8 +27,10 @@ struct RequestHead;
 
 // A layer built on the server (the WebSocket layer, static files): the server owns it and closes it with itself,
 // without depending on it. One of each kind per server.
-enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles };
-inline constexpr std::size_t kServerExtensionKinds = 2;
+enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles, Compression };
+inline constexpr std::size_t kServerExtensionKinds = 3;
+
+class ResponseCoder;
 
 class ServerExtension {
 public:
@@ -126,6 +128,10 @@ public:
     void setExtension(ServerExtensionKind kind, std::unique_ptr<ServerExtension> extension) noexcept {
         extensions_[static_cast<std::size_t>(kind)] = std::move(extension);
     }
+    // The Compression extension (App::compress), installed by its layer; dispatch() asks it about every request
+    // once it is there.
+    void setResponseCoder(std::unique_ptr<ResponseCoder> coder) noexcept;
+    ResponseCoder* responseCoder() const noexcept { return coder_; }
 
     // Threads (ServerThreads): this server's inbox, for acceptors on other threads, and its own children.
     ServerThreads& threads() noexcept { return threads_; }
@@ -202,6 +208,7 @@ private:
     bool refusingConnections_ = false;
     // Declared last: destroyed first, while the loop and the routes still exist.
     std::array<std::unique_ptr<ServerExtension>, kServerExtensionKinds> extensions_;
+    ResponseCoder* coder_ = nullptr;  // extensions_[Compression], typed
 };
 
 }  // namespace loopwire

@@ -133,6 +133,19 @@ test('res.sendFile of a cached file, with or without options, creates no handle 
   }
 });
 
+test('app.compress: a gzip- or zstd-coded end() allocates nothing natively once its compressor is warm', async (t) => {
+  const zlib = require('node:zlib');
+  const body = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item ${i % 17}` })));
+  const { port } = listen(t, (app) => app.compress('/*')
+    .get('/json', (res) => { res.writeHeader('content-type', 'application/json').end(body); }), uWS);
+  // zstd where this Node's binary exports it (22.15 and later).
+  const codings = ['gzip', ...(typeof zlib.zstdCompressSync === 'function' ? ['zstd'] : [])];
+  for (const coding of codings) {
+    const delta = await measure(port, `GET /json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: ${coding}\r\n\r\n`);
+    assert.deepEqual(delta, { handlesCreated: 0, handlesAlive: 0, allocations: 0, pendingResponses: 0 }, coding);
+  }
+});
+
 test('a body string longer than the inline storage allocates nothing per request once the buffer is sized', async (t) => {
   // A cached page sent on every request (ASCII, copied as is) and a Latin-1 one (encoded to UTF-8): both go through
   // the thread's scratch buffer, which keeps its size between requests.

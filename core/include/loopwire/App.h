@@ -22,6 +22,7 @@
 #include <loopwire/ProxyProtocol.h>
 #include <loopwire/PubSubOptions.h>
 #include <loopwire/SocketContextOptions.h>
+#include <loopwire/ResponseCompressionOptions.h>
 #include <loopwire/StaticFileOptions.h>
 #include <loopwire/WebSocket.h>
 #include <loopwire/WebSocketBehavior.h>
@@ -126,6 +127,18 @@ public:
     bool tryServeStatic(std::string_view urlPrefix, std::string_view rootDirectory, const StaticFileOptions& options,
                         std::string& error);
     App& serveStatic(std::string_view urlPrefix, std::string_view rootDirectory, const StaticFileOptions& options = {});
+
+    // Codes the responses to requests whose path matches pattern (a route pattern, any method) with gzip, brotli or
+    // zstd when the request's Accept-Encoding accepts one: bodies given to end() (at least options.minBytes),
+    // tryEnd() (by its totalSize) and write() (streamed, each write flushed), of a compressible Content-Type the
+    // handler wrote, unless it wrote a Content-Encoding or a Content-Length, answers a HEAD, or sends a 206 or a
+    // status without a body. Such responses carry Vary: Accept-Encoding (coded or not) and a strong ETag the handler
+    // wrote becomes weak. The first rule whose pattern matches (in route order) decides. docs/compression.md.
+    // tryCompress returns false, with error saying why, for a malformed pattern, an unknown coding or a level out of
+    // range; compress prints that to stderr. Allocates (set-up time); a coded end() allocates nothing once warm
+    // (brotli's stream state aside, made for each response).
+    bool tryCompress(std::string_view pattern, const ResponseCompressionOptions& options, std::string& error);
+    App& compress(std::string_view pattern, const ResponseCompressionOptions& options = {});
 
     // A WebSocket route: a GET route on pattern that upgrades the requests asking for a WebSocket, and yields
     // the others to the next route (see WebSocketContext for the handshake). A behaviour whose settings are out

@@ -159,6 +159,12 @@ const site: TemplatedApp = App()
   .get('/*', (res) => { res.end('spa'); });
 void site;
 
+// Responses coded on the fly.
+const compressing: TemplatedApp = App()
+  .compress('/api/*', { codings: ['zstd', 'gzip'], minBytes: 512, gzipLevel: 6, brotliLevel: 4, zstdLevel: 3 })
+  .get('/api/items', (res) => { res.writeHeader('content-type', 'application/json').end('[]'); });
+void compressing;
+
 // One file from a handler, after an await with the request's fields copied.
 const downloadOptions: uWS.SendFileOptions = { root: './private', maxAge: 60, dotfiles: 'deny', sendfile: true };
 App().get('/download/:name', async (res, req) => {
