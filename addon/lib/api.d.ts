@@ -296,7 +296,7 @@ export interface TemplatedApp {
      * Adds Vary: Accept-Encoding, and makes a strong ETag weak. The first matching rule, in route order, decides. A
      * bad argument throws a TypeError or RangeError; a malformed pattern, or one with a rule already, an Error.
      */
-    compress(pattern: string, options?: CompressOptions): TemplatedApp;
+    compress(pattern: string, options?: ResponseCompressionOptions): TemplatedApp;
     /** Ends the link to Redis (queued publishes are dropped); local pub/sub goes on. */
     disconnectPubSub(): TemplatedApp;
     /** The link's state and counters (state "closed" and zeros when not connected). */
@@ -383,8 +383,11 @@ export interface StaticOptions {
     fallthrough?: boolean;
 }
 
-/** Options of app.compress. Levels are measured for responses coded on every request (docs/compression.md). */
-export interface CompressOptions {
+/**
+ * Options of app.compress (named apart from CompressOptions, the WebSocket compression flags of uWebSockets.js).
+ * Levels are measured for responses coded on every request (docs/compression.md).
+ */
+export interface ResponseCompressionOptions {
     /** The codings offered, the server's preference first on a tie of the client's weights. Default ['zstd', 'br', 'gzip']; one this Node cannot make (zstd before 22.15) is left out. */
     codings?: Array<'br' | 'zstd' | 'gzip'>;
     /** Bodies shorter than this go out as they are (end, tryEnd); write() bodies are coded whatever their length. Default 1024. */

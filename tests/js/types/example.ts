@@ -160,6 +160,8 @@ const site: TemplatedApp = App()
 void site;
 
 // Responses coded on the fly.
+const compressionOptions: uWS.ResponseCompressionOptions = { codings: ['zstd', 'gzip'] };
+void compressionOptions;
 const compressing: TemplatedApp = App()
   .compress('/api/*', { codings: ['zstd', 'gzip'], minBytes: 512, gzipLevel: 6, brotliLevel: 4, zstdLevel: 3 })
   .get('/api/items', (res) => { res.writeHeader('content-type', 'application/json').end('[]'); });
