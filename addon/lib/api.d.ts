@@ -356,7 +356,8 @@ export interface StaticOptions {
     immutable?: boolean;
     /**
      * Serve file.br, file.zst or file.gz beside a file to the requests that accept that coding (Content-Encoding,
-     * Vary: Accept-Encoding, the variant's own ETag); variants up to 256 KiB, never to a Range request. Default true.
+     * Vary: Accept-Encoding, the variant's own ETag), from memory up to 256 KiB and streamed from their file beyond;
+     * never to a Range request. Default true.
      */
     precompressed?: boolean;
     /**

@@ -48,7 +48,8 @@ struct CodedVariant {
     compress::ContentCoding coding = compress::ContentCoding::Identity;
     // The sibling file as last seen; size 0 and inode 0 when there was none (also for a variant the server made).
     FileIdentity identity;
-    bool usable = false;     // body holds the variant, to be served
+    bool usable = false;     // to be served: from body, or from the sibling file (onDisk)
+    bool onDisk = false;     // too large for the cache: read from the sibling file per response, as a large file is
     bool generated = false;  // made by the server from the plain body (its entity-tag is weak)
     std::string body;
     char entityTag[kMaxEntityTagBytes] = {};
@@ -59,8 +60,9 @@ struct CodedVariant {
     std::string_view lastModifiedText() const noexcept { return {lastModified, HttpDate::kLength}; }
 };
 
-// What a response sends: the bytes of one representation (in memory, or in the file fd of a response), its length,
-// type and validators. A view into a CachedFile, valid while the entry is held.
+// What a response sends: the bytes of one representation (in memory, or in the file fd of a response: the plain file,
+// or a precompressed sibling too large for the cache), its length, type and validators. A view into a CachedFile,
+// valid while the entry is held.
 struct Representation {
     compress::ContentCoding coding = compress::ContentCoding::Identity;
     std::string_view contentType;
@@ -118,9 +120,9 @@ struct CachedFile {
             if (variant.usable && variant.coding == coding && coding != compress::ContentCoding::Identity) {
                 return {.coding = coding,
                         .contentType = contentType,
-                        .length = variant.body.size(),
+                        .length = variant.onDisk ? variant.identity.size : variant.body.size(),
                         .identity = &variant.identity,
-                        .inMemory = true,
+                        .inMemory = !variant.onDisk,
                         .body = variant.body,
                         .entityTag = variant.entityTagText(),
                         .lastModified = variant.lastModifiedText(),

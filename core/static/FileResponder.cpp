@@ -6,6 +6,8 @@
 #include <loopwire/HttpRequest.h>
 #include <loopwire/HttpResponse.h>
 
+#include <algorithm>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace loopwire::files {
@@ -14,6 +16,27 @@ namespace {
 
 void closeIfOpen(int fd) noexcept {
     if (fd >= 0) ::close(fd);
+}
+
+// The sibling of file that holds coding's variant, opened beneath root when it is still the file identity describes;
+// -1 otherwise (it changed or went since the entry was checked: the plain file answers).
+int openVariant(const FileRoot& root, const CachedFile& file, compress::ContentCoding coding,
+                const FileIdentity& identity) noexcept {
+    std::string_view suffix;
+    for (std::size_t i = 0; i < CachedFile::kPrecompressedCodings; ++i) {
+        if (CachedFile::kPrecompressedOrder[i] == coding) suffix = CachedFile::kPrecompressedSuffixes[i];
+    }
+    char path[FileRoot::kMaxStackPathBytes];
+    if (suffix.empty() || file.key.size() + suffix.size() >= sizeof path) return -1;
+    std::copy(suffix.begin(), suffix.end(), std::copy(file.key.begin(), file.key.end(), path));
+    const int fd = root.open(std::string_view(path, file.key.size() + suffix.size()));
+    if (fd < 0) return -1;
+    struct stat status;
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || FileIdentity::of(status) != identity) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 }  // namespace
@@ -76,7 +99,7 @@ void FileResponder::writeValidators(HttpResponse& response, const Representation
 
 void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
                             const std::shared_ptr<CachedFile>& entry, int fd, const ResponsePolicy& policy,
-                            std::int64_t nowSeconds) const {
+                            std::int64_t nowSeconds, const FileRoot& root) const {
     const CachedFile& file = *entry;
     // A precompressed variant answers a request that accepts its coding; never a Range request (the ranges a
     // client asks for are of the plain file: it may have cached part of it, or be resuming a download of it).
@@ -86,11 +109,18 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
     if (varies && fields.range.empty()) {
         coding = fields.acceptEncoding.choose(variants, CachedFile::kPrecompressedOrder).coding;
     }
-    const Representation representation = file.representation(coding);
+    Representation representation = file.representation(coding);
     if (coding != compress::ContentCoding::Identity) {
-        // The variant's bytes are in memory; the plain file's descriptor is not needed.
-        closeIfOpen(fd);
-        fd = -1;
+        // The variant's bytes are in memory, or in its own file: the plain file's descriptor is not needed.
+        const int variantFd =
+            representation.inMemory || fields.head ? -1 : openVariant(root, file, coding, *representation.identity);
+        if (representation.inMemory || fields.head || variantFd >= 0) {
+            closeIfOpen(fd);
+            fd = variantFd;
+        } else {
+            coding = compress::ContentCoding::Identity;
+            representation = file.representation();
+        }
     }
 
     Validators current;

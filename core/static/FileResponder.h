@@ -10,6 +10,7 @@
 
 #include "BodyStream.h"
 #include "CachedFile.h"
+#include "FileRoot.h"
 #include "compress/AcceptEncoding.h"
 
 #include <loopwire/StaticFileOptions.h>
@@ -69,12 +70,13 @@ public:
     FileResponder(BodyStreamPool& streams, std::string_view boundary) noexcept
         : streams_(streams), boundary_(boundary) {}
 
-    // Answers with entry (a File). fd: an open descriptor of the file that identity describes, taken (closed
-    // here, or by the stream), when the body is not in memory; -1 when it is, or when none is needed (HEAD).
-    // nowSeconds: the wall clock, for the strength of Last-Modified as an If-Range validator; read only when
-    // fields.needClock() (any value otherwise).
+    // Answers with entry (a File), found beneath root. fd: an open descriptor of the file that identity describes,
+    // taken (closed here, or by the stream), when the body is not in memory; -1 when it is, or when none is needed
+    // (HEAD). A precompressed variant too large for the cache is opened here, beneath root, and served when it is
+    // still the file the entry saw (else the plain file is). nowSeconds: the wall clock, for the strength of
+    // Last-Modified as an If-Range validator; read only when fields.needClock() (any value otherwise).
     void respond(HttpResponse& response, const RequestFields& fields, const std::shared_ptr<CachedFile>& entry, int fd,
-                 const ResponsePolicy& policy, std::int64_t nowSeconds) const;
+                 const ResponsePolicy& policy, std::int64_t nowSeconds, const FileRoot& root) const;
 
 private:
     // ETag, Last-Modified, Cache-Control, and Vary when the file has coded variants (on every status, 304 included,

@@ -147,7 +147,7 @@ void StaticMount::serve(HttpResponse& response, HttpRequest& request) {
         return;
     }
     const std::int64_t now = fields.needClock() ? static_cast<std::int64_t>(std::time(nullptr)) : 0;
-    responder_.respond(response, fields, entry, fd, policy_, now);
+    responder_.respond(response, fields, entry, fd, policy_, now, root_);
 }
 
 void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path) {
@@ -165,7 +165,7 @@ void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, 
         return;
     }
     const std::int64_t now = fields.needClock() ? static_cast<std::int64_t>(std::time(nullptr)) : 0;
-    responder_.respond(response, fields, entry, fd, policy_, now);
+    responder_.respond(response, fields, entry, fd, policy_, now, root_);
 }
 
 void StaticMount::miss(HttpResponse& response, HttpRequest& request) {
@@ -211,7 +211,9 @@ std::shared_ptr<CachedFile> StaticMount::lookUp(std::string_view path, bool want
         if (FileIdentity::of(status) == entry->identity &&
             (S_ISDIR(status.st_mode) == (entry->kind == CachedFile::Kind::Directory)) &&
             (fresh || precompressedUnchanged(*entry))) {
-            entry->checkedAtMs = now;
+            // Only a full check (siblings included) starts a new interval: a request that merely needed the
+            // descriptor must not put off the siblings' check, or steady traffic would keep it away for good.
+            if (!fresh) entry->checkedAtMs = now;
             if (needsDescriptor) {
                 *fd = opened;
             } else {
@@ -319,9 +321,13 @@ void StaticMount::loadPrecompressed(CachedFile& entry) {
         int fd = -1;
         variant.identity = siblingIdentity(entry.key, CachedFile::kPrecompressedSuffixes[i], &fd);
         if (fd < 0) continue;
-        // Only variants kept in memory are served: a larger one is left to the plain file (docs/static-files.md).
+        // A variant up to kMaxCachedFileBytes is kept in memory; a larger one (a big bundle's .br) is read from its
+        // file per response, as a large plain file is, its identity checked against the one seen here.
         if (variant.identity.size <= kMaxCachedFileBytes) {
             variant.usable = readStable(fd, variant.identity, variant.body);
+        } else {
+            variant.usable = true;
+            variant.onDisk = true;
         }
         ::close(fd);
         if (!variant.usable) continue;

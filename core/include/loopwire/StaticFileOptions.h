@@ -29,7 +29,7 @@ struct StaticFileOptions {
     bool immutable = false;
     // Serve file.br, file.zst or file.gz beside a file, when there is one and the request accepts its coding
     // (Content-Encoding, Vary: Accept-Encoding, the variant's own ETag). Variants up to 256 KiB are kept in memory;
-    // larger ones are not served (the plain file is). A Range request always gets the plain file.
+    // larger ones are streamed from their file, as large files are. A Range request always gets the plain file.
     bool precompressed = true;
     // Compress files of compressible types (text, JSON, JavaScript, SVG...; see docs/static-files.md) kept in the cache
     // and at least 256 bytes long, once, in the background, with brotli, zstd and gzip at their highest levels, for the
