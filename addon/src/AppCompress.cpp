@@ -51,8 +51,8 @@ bool readCodings(OptionFields& fields, std::vector<std::string>& codings) {
 
 }  // namespace
 
-// Takes (pattern: string, options?: ResponseCompressionOptions); returns this. A bad argument type is a TypeError, a value out of
-// range a RangeError, a pattern the core refuses (malformed, or with a rule already) an Error.
+// Takes (pattern: string, options?: ResponseCompressionOptions); returns this. A bad argument type is a TypeError, a
+// value out of range a RangeError, a pattern the core refuses (malformed, or with a rule already) an Error.
 void AppWrap::compress(const v8::FunctionCallbackInfo<v8::Value>& args) {
     v8::Isolate* isolate = args.GetIsolate();
     BytesArgument patternBytes;
