@@ -789,6 +789,10 @@ bool HttpConnection::noteFieldForCoding(std::string_view key, std::string_view v
     } else if (equalsLowerCase(key, "content-encoding")) {
         // The handler codes the body itself (or says it is identity): it goes out as written.
         coding_.declined = true;
+    } else if (equalsLowerCase(key, "vary")) {
+        // A static file's own Vary, say: not said twice.
+        coding_.varyWritten |= http_syntax::forEachListElement(
+            value, [](std::string_view element) { return equalsLowerCase(element, "accept-encoding"); });
     } else if (coding_.coding != 0 && equalsLowerCase(key, "etag") && value.starts_with('"')) {
         // A strong tag promises the same bytes, which a coded body is not: weak, whether or not the body ends up
         // coded (a weak tag is never wrong).
@@ -806,7 +810,7 @@ bool HttpConnection::codable(std::uint64_t bodyBytes) const noexcept {
 void HttpConnection::writeCodingFields(bool coded) {
     ensureStatus();
     // A cache must keep the coded and plain answers apart whenever the type could be coded, coded this time or not.
-    if (coding_.compressibleType) write("Vary: Accept-Encoding\r\n");
+    if (coding_.compressibleType && !coding_.varyWritten) write("Vary: Accept-Encoding\r\n");
     if (coded) writeParts("Content-Encoding: ", server_.responseCoder()->token(coding_), "\r\n");
     if (codingStream_ == nullptr) coding_ = {};
 }

@@ -25,6 +25,7 @@ struct ResponseCoding {
     std::uint8_t coding = 0;        // the coding negotiated (compress::ContentCoding); 0: identity
     bool compressibleType = false;  // the handler wrote a Content-Type of a compressible type
     bool declined = false;          // the handler's own fields rule compression out (Content-Encoding, a 206)
+    bool varyWritten = false;       // the handler's Vary names Accept-Encoding already
 
     bool matched() const noexcept { return rule != kNoRule; }
     // Whether the body may be coded, as far as the head written so far says (the caller checks the rest: the

@@ -72,6 +72,11 @@ protected:
                 std::tie(ok, done) = res->tryEnd(std::string_view(*json).substr(5000), total);
                 EXPECT_TRUE(done);
             });
+            app.get("/api/varied", [json](HttpResponse* res, HttpRequest*) {
+                res->writeHeader("Content-Type", "application/json")
+                    ->writeHeader("Vary", "Origin, accept-encoding")
+                    ->end(*json);
+            });
             app.get("/plain/json", [json](HttpResponse* res, HttpRequest*) {
                 res->writeHeader("Content-Type", "application/json")->end(*json);
             });
@@ -158,6 +163,15 @@ TEST_P(ResponseCompression, WhatIsNotCodedGoesOutAsWritten) {
     EXPECT_EQ(notModified->header("vary"), "Accept-Encoding");
     // A route no rule names.
     expectPlain(get("/plain/json", "gzip"), false);
+    // A handler's Vary that names Accept-Encoding is not repeated.
+    auto varied = get("/api/varied", "gzip");
+    ASSERT_TRUE(varied);
+    EXPECT_EQ(varied->header("content-encoding"), "gzip");
+    std::size_t varyFields = 0;
+    for (const auto& [name, value] : varied->headers)
+        varyFields += name == "vary" ? 1 : 0;
+    EXPECT_EQ(varyFields, 1u);
+    EXPECT_EQ(varied->header("vary"), "Origin, accept-encoding");
 }
 
 TEST_P(ResponseCompression, HeadGetsThePlainLengthAndTheConnectionGoesOn) {
