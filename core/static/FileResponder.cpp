@@ -41,30 +41,6 @@ int openVariant(const FileRoot& root, const CachedFile& file, compress::ContentC
 
 }  // namespace
 
-// Inlined into the loops of of(): it runs for every field of every static request.
-[[gnu::always_inline]] inline void RequestFields::take(std::string_view name, std::string_view value) noexcept {
-    // Matching on the first letter and the length before comparing: most requests carry none of these.
-    if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r' && name[0] != 'a')) return;
-    std::string_view* slot = nullptr;
-    if (name == "range") {
-        slot = &range;
-    } else if (name == "if-match") {
-        slot = &ifMatch;
-    } else if (name == "if-none-match") {
-        slot = &ifNoneMatch;
-    } else if (name == "if-modified-since") {
-        slot = &ifModifiedSince;
-    } else if (name == "if-unmodified-since") {
-        slot = &ifUnmodifiedSince;
-    } else if (name == "if-range") {
-        slot = &ifRange;
-    } else if (name == "accept-encoding") {
-        // Every line counts: a client may split the list over several.
-        acceptEncoding.read(value);
-    }
-    if (slot != nullptr && slot->data() == nullptr) *slot = value;
-}
-
 RequestFields RequestFields::of(HttpRequest& request) noexcept {
     RequestFields fields;
     fields.head = request.getCaseSensitiveMethod() == "HEAD";
@@ -90,6 +66,28 @@ RequestFields RequestFields::of(std::span<const RequestHeaderField> copies, bool
     return fields;
 }
 
+void RequestFields::take(std::string_view name, std::string_view value) noexcept {
+    // Matching on the first letter and the length before comparing: most requests carry none of these.
+    if (name.size() < 5 || (name[0] != 'i' && name[0] != 'r' && name[0] != 'a')) return;
+    std::string_view* slot = nullptr;
+    if (name == "range") {
+        slot = &range;
+    } else if (name == "if-match") {
+        slot = &ifMatch;
+    } else if (name == "if-none-match") {
+        slot = &ifNoneMatch;
+    } else if (name == "if-modified-since") {
+        slot = &ifModifiedSince;
+    } else if (name == "if-unmodified-since") {
+        slot = &ifUnmodifiedSince;
+    } else if (name == "if-range") {
+        slot = &ifRange;
+    } else if (name == "accept-encoding") {
+        // Every line counts: a client may split the list over several.
+        acceptEncoding.read(value);
+    }
+    if (slot != nullptr && slot->data() == nullptr) *slot = value;
+}
 
 void FileResponder::writeValidators(HttpResponse& response, const Representation& representation,
                                     const ResponsePolicy& policy, bool varies) const {
