@@ -361,8 +361,9 @@ export interface StaticOptions {
      */
     precompressed?: boolean;
     /**
-     * Compress cached files of compressible types (256 bytes to 256 KiB) once, in the background, with brotli, zstd
-     * and gzip at their highest levels, for the codings no precompressed variant provides. Default true.
+     * Compress files of compressible types (256 bytes to 4 MiB) once, in the background, with brotli, zstd and gzip
+     * at their highest levels, for the codings no precompressed variant provides; the variants are kept in memory.
+     * Default true.
      */
     compress?: boolean;
     /**

@@ -29,17 +29,21 @@ class StaticMount;
 
 class CompressionWorker {
 public:
-    // The levels of variants made once and served many times (docs/decisions/compression.md: at most about 1.5 µs
-    // per byte of CPU for brotli at 11 on the files kept, up to StaticMount::kMaxCachedFileBytes).
+    // The levels of variants made once and served many times (docs/decisions/compression.md: brotli 11 costs about
+    // 1.5 µs of CPU per byte, affordable up to kMaxTopLevelBytes; larger files take brotli 9, a fifth of its time for
+    // some 11 % more bytes).
     static constexpr int kBrotliLevel = 11;
+    static constexpr int kLargeFileBrotliLevel = 9;
+    static constexpr std::uint64_t kMaxTopLevelBytes = 1024 * 1024;
     static constexpr int kZstdLevel = 19;
     static constexpr int kGzipLevel = 9;
-    static int levelOf(compress::ContentCoding coding) noexcept;
+    static int levelOf(compress::ContentCoding coding, std::uint64_t size) noexcept;
 
     struct Result {
         StaticMount* mount = nullptr;
         std::shared_ptr<CachedFile> entry;
         compress::ContentCoding coding = compress::ContentCoding::Identity;
+        int fd = -1;       // the file to read, when the entry's bytes are not in memory (the job's, closed by it)
         std::string body;  // empty when the coding failed or did not make the file smaller
     };
 
@@ -48,9 +52,10 @@ public:
     CompressionWorker(const CompressionWorker&) = delete;
     CompressionWorker& operator=(const CompressionWorker&) = delete;
 
-    // Queues entry's body for coding; mount->addCompressedVariant(result) runs on the loop when it is done. Starts
-    // the thread on first use.
-    void schedule(StaticMount* mount, std::shared_ptr<CachedFile> entry, compress::ContentCoding coding);
+    // Queues entry's body for coding: from memory, or read from fd (taken) when it is not there, and coded only when
+    // the file read is still the one entry->identity describes. mount->addCompressedVariant(result) runs on the
+    // loop when it is done. Starts the thread on first use.
+    void schedule(StaticMount* mount, std::shared_ptr<CachedFile> entry, compress::ContentCoding coding, int fd = -1);
 
     // Jobs queued or running, for tests and stats (any thread).
     std::size_t pending() const;
@@ -58,6 +63,8 @@ public:
 private:
     struct Alive {};
     void run();
+    // The whole file of job->fd, when it is still the file of job->entry's identity; empty otherwise.
+    static std::string readSource(const Result& job);
 
     Loop& loop_;
     // What results check, on the loop, before they touch a mount: gone once the worker (and the mounts) are.

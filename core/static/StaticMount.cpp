@@ -270,7 +270,7 @@ std::shared_ptr<CachedFile> StaticMount::load(std::string_view path, int fd, con
     HttpDate::format(entry->identity.modifiedSeconds, std::span<char, HttpDate::kLength>(entry->lastModified));
     if (options_.precompressed) loadPrecompressed(*entry);
     cache_.insert(entry);
-    scheduleCompression(entry);
+    scheduleCompression(entry, fd);
     return entry;
 }
 
@@ -337,9 +337,9 @@ void StaticMount::loadPrecompressed(CachedFile& entry) {
     }
 }
 
-void StaticMount::scheduleCompression(const std::shared_ptr<CachedFile>& entry) {
-    if (!options_.compress || !entry->compressible || !entry->bodyInMemory ||
-        entry->identity.size < kMinCompressedFileBytes) {
+void StaticMount::scheduleCompression(const std::shared_ptr<CachedFile>& entry, int fd) {
+    if (!options_.compress || !entry->compressible || entry->identity.size < kMinCompressedFileBytes ||
+        (!entry->bodyInMemory && (entry->identity.size > kMaxCompressedFileBytes || fd < 0))) {
         return;
     }
     // Only for an entry the cache kept: one it could not keep is loaded again for every request.
@@ -347,7 +347,13 @@ void StaticMount::scheduleCompression(const std::shared_ptr<CachedFile>& entry) 
     if (cached == nullptr || cached->get() != entry.get()) return;
     for (const CodedVariant& variant : entry->precompressed) {
         if (variant.usable || !compress::Encoder::available(variant.coding)) continue;
-        compressor_.schedule(this, entry, variant.coding);
+        // The worker reads a file not in memory through its own descriptor, checked against the entry's identity.
+        int source = -1;
+        if (!entry->bodyInMemory) {
+            source = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+            if (source < 0) continue;
+        }
+        compressor_.schedule(this, entry, variant.coding, source);
         entry->variesByCoding = true;
     }
 }

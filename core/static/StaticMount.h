@@ -40,6 +40,10 @@ public:
     static constexpr int kMaxLoadAttempts = 3;
     // Smaller files are not compressed (options.compress): the coding's framing would eat most of the gain.
     static constexpr std::uint64_t kMinCompressedFileBytes = 256;
+    // Larger files are not compressed either (they stream plain unless a precompressed sibling is there): past it
+    // even brotli 9 and zstd 19 take seconds of the worker's time per file (docs/decisions/compression.md). A file
+    // between the cache's limit and this one is read by the worker, and only its variants are kept in memory.
+    static constexpr std::uint64_t kMaxCompressedFileBytes = 4 * 1024 * 1024;
 
     StaticMount(Loop& loop, BodyStreamPool& streams, CompressionWorker& compressor, std::string_view boundary,
                 std::string prefix, FileRoot root, const StaticFileOptions& options, MimeTypes types);
@@ -76,8 +80,9 @@ private:
     FileIdentity siblingIdentity(std::string_view path, std::string_view suffix, int* fd) const;
     // Looks for entry's precompressed siblings and keeps those that fit in memory.
     void loadPrecompressed(CachedFile& entry);
-    // Schedules the codings entry lacks with the compression worker (options.compress).
-    void scheduleCompression(const std::shared_ptr<CachedFile>& entry);
+    // Schedules the codings entry lacks with the compression worker (options.compress); fd: the file, open, for
+    // an entry whose bytes are not in memory (the worker reads a duplicate of it).
+    void scheduleCompression(const std::shared_ptr<CachedFile>& entry, int fd);
     // Whether every sibling looked for is as it was (none appeared, changed or went).
     bool precompressedUnchanged(const CachedFile& entry) const;
     void miss(HttpResponse& response, HttpRequest& request);

@@ -5,6 +5,7 @@
 #include "../ContentDecoders.h"
 #include "Fixture.h"
 #include "TemporaryFolder.h"
+#include "static/StaticMount.h"
 
 #include <loopwire/App.h>
 
@@ -96,6 +97,50 @@ TEST_P(CompressedFiles, ACompressibleFileGetsEachCodingMadeInTheBackground) {
     auto preferred = get("/site.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n");
     ASSERT_TRUE(preferred);
     EXPECT_EQ(preferred->header("content-encoding"), "br");
+}
+
+TEST_P(CompressedFiles, AFileLargerThanTheCacheGetsVariantsReadByTheWorker) {
+    // 1.5 MiB of script: streamed plain (not cached), its variants made from the file by the worker (brotli at the
+    // large-file level) and kept in memory; a Range request still gets the plain bytes.
+    const std::string big = scriptText(1536 * 1024);
+    folder_.write("bundle.js", big);
+    serveFolder();
+    auto plain = get("/bundle.js");
+    ASSERT_TRUE(plain);
+    EXPECT_TRUE(plain->body == big);
+    EXPECT_EQ(plain->header("vary"), "Accept-Encoding");
+    for (const auto& [token, coding] :
+         {std::pair<std::string, compress::ContentCoding>{"br", compress::ContentCoding::Brotli},
+          {"gzip", compress::ContentCoding::Gzip}}) {
+        TestClient client(port());
+        std::optional<Response> coded;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (std::chrono::steady_clock::now() < until) {
+            client.send("GET /bundle.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: " + token + "\r\n\r\n");
+            coded = client.readResponse(false, std::chrono::seconds(10));
+            ASSERT_TRUE(coded) << token;
+            if (coded->header("content-encoding") == token) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        ASSERT_EQ(coded->header("content-encoding"), token);
+        EXPECT_LT(coded->body.size(), big.size() / 3) << token;
+        auto decoded = decode(coding, coded->body);
+        ASSERT_TRUE(decoded) << token;
+        EXPECT_TRUE(*decoded == big) << token;
+    }
+    auto range = get("/bundle.js", "Accept-Encoding: br\r\nRange: bytes=100-199\r\n");
+    ASSERT_TRUE(range);
+    EXPECT_EQ(range->status, 206);
+    EXPECT_EQ(range->body, big.substr(100, 100));
+}
+
+TEST_P(CompressedFiles, AFileLargerThanTheCompressionLimitStaysPlain) {
+    folder_.write("huge.js", scriptText(files::StaticMount::kMaxCompressedFileBytes + 1));
+    serveFolder();
+    auto first = get("/huge.js", "Accept-Encoding: gzip\r\n");
+    ASSERT_TRUE(first);
+    EXPECT_FALSE(first->hasHeader("content-encoding"));
+    EXPECT_FALSE(first->hasHeader("vary"));
 }
 
 TEST_P(CompressedFiles, APrecompressedSiblingWinsOverAVariantMadeHere) {

@@ -31,9 +31,10 @@ struct StaticFileOptions {
     // (Content-Encoding, Vary: Accept-Encoding, the variant's own ETag). Variants up to 256 KiB are kept in memory;
     // larger ones are streamed from their file, as large files are. A Range request always gets the plain file.
     bool precompressed = true;
-    // Compress files of compressible types (text, JSON, JavaScript, SVG...; see docs/static-files.md) kept in the cache
-    // and at least 256 bytes long, once, in the background, with brotli, zstd and gzip at their highest levels, for the
-    // codings no precompressed variant provides; until a variant is ready the plain file is served.
+    // Compress files of compressible types (text, JSON, JavaScript, SVG...; see docs/static-files.md) of 256 bytes to
+    // 4 MiB, once, in the background, with brotli, zstd and gzip at their highest levels, for the codings no
+    // precompressed variant provides; until a variant is ready the plain file is served. Variants are kept in memory
+    // (within cacheBytes), also for files too large to be cached themselves.
     bool compress = true;
     // Files larger than the cache go from the page cache to the socket with sendfile(2) on plain TCP (no copy). The
     // kernel reads those pages as it transmits them, so a file rewritten in place (not replaced by a rename) while a
