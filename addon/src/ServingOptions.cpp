@@ -3,8 +3,15 @@
 #include "BytesArgument.h"
 #include "Errors.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace loopwire::addon {
 
+namespace {
+
+// options.dotfiles: 'deny' or 'allow'.
 bool readDotfiles(OptionFields& fields, DotfilePolicy& policy) {
     std::string name;
     if (!fields.readString("dotfiles", name)) return false;
@@ -19,6 +26,7 @@ bool readDotfiles(OptionFields& fields, DotfilePolicy& policy) {
     return true;
 }
 
+// options.mimeTypes: { extension: contentType }.
 bool readMimeTypes(OptionFields& fields, std::vector<std::pair<std::string, std::string>>& types) {
     v8::Isolate* isolate = fields.isolate();
     v8::Local<v8::Value> value;
@@ -47,6 +55,23 @@ bool readMimeTypes(OptionFields& fields, std::vector<std::pair<std::string, std:
         if (!entries.readString(extensionText.c_str(), type)) return false;
         types.emplace_back(std::move(extensionText), std::move(type));
     }
+    return true;
+}
+
+}  // namespace
+
+bool readServingOptions(OptionFields& fields, FileServingOptions& options) {
+    std::uint64_t cacheBytes = options.cacheBytes;
+    if (!readDotfiles(fields, options.dotfiles) ||
+        !fields.readInteger("maxAge", 0, 0x7FFFFFFFu, options.maxAgeSeconds) ||
+        !fields.readBoolean("immutable", options.immutable) ||
+        !fields.readBoolean("precompressed", options.precompressed) ||
+        !fields.readBoolean("compress", options.compress) || !fields.readBoolean("sendfile", options.sendfile) ||
+        !fields.readBoolean("etag", options.etag) || !fields.readBoolean("lastModified", options.lastModified) ||
+        !fields.readSize("cacheBytes", cacheBytes) || !readMimeTypes(fields, options.mimeTypes)) {
+        return false;
+    }
+    options.cacheBytes = static_cast<std::size_t>(cacheBytes);
     return true;
 }
 

@@ -59,21 +59,11 @@ StaticMount* StaticFileServer::makeMount(std::string prefix, FileRoot root, cons
     return mounts_.back().get();
 }
 
-namespace {
-
-// Whether a and b serve alike (requestHeaders, which are per call, aside).
-bool sameServing(const SendFileOptions& a, const SendFileOptions& b) noexcept {
-    return a.root == b.root && a.dotfiles == b.dotfiles && a.maxAgeSeconds == b.maxAgeSeconds &&
-           a.immutable == b.immutable && a.precompressed == b.precompressed && a.compress == b.compress &&
-           a.sendfile == b.sendfile && a.etag == b.etag && a.lastModified == b.lastModified &&
-           a.cacheBytes == b.cacheBytes && a.mimeTypes == b.mimeTypes;
-}
-
-}  // namespace
-
 StaticMount* StaticFileServer::sendFileMount(const SendFileOptions& options, std::string& error) {
+    // Alike when the root and the serving options are (requestHeaders are per call).
+    const auto& serving = static_cast<const FileServingOptions&>(options);
     for (const SendFileSetup& setup : sendFileSetups_) {
-        if (sameServing(setup.options, options)) return setup.mount;
+        if (setup.root == options.root && setup.serving == serving) return setup.mount;
     }
     if (sendFileSetups_.size() == kMaxSendFileSetups) {
         error = "sendFile: more than " + std::to_string(kMaxSendFileSetups) +
@@ -88,26 +78,15 @@ StaticMount* StaticFileServer::sendFileMount(const SendFileOptions& options, std
         error = "sendFile: cannot open the root folder \"" + options.root + "\": " + std::strerror(errno);
         return nullptr;
     }
-    StaticFileOptions serving;
-    serving.index.clear();
-    serving.dotfiles = options.dotfiles;
-    serving.maxAgeSeconds = options.maxAgeSeconds;
-    serving.immutable = options.immutable;
-    serving.precompressed = options.precompressed;
-    serving.compress = options.compress;
-    serving.sendfile = options.sendfile;
-    serving.etag = options.etag;
-    serving.lastModified = options.lastModified;
-    serving.cacheBytes = options.cacheBytes;
-    serving.mimeTypes = options.mimeTypes;
-    StaticMount* mount = makeMount({}, std::move(root), serving, error);
+    StaticFileOptions mountOptions;
+    static_cast<FileServingOptions&>(mountOptions) = serving;
+    mountOptions.index.clear();
+    StaticMount* mount = makeMount({}, std::move(root), mountOptions, error);
     if (mount == nullptr) {
         error.insert(0, "sendFile: ");
         return nullptr;
     }
-    SendFileSetup setup{options, mount};
-    setup.options.requestHeaders = {};
-    sendFileSetups_.push_back(std::move(setup));
+    sendFileSetups_.push_back(SendFileSetup{options.root, serving, mount});
     return mount;
 }
 

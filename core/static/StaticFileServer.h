@@ -52,7 +52,8 @@ public:
 private:
     // A mount of sendFile() and the options it was made for.
     struct SendFileSetup {
-        SendFileOptions options;  // requestHeaders empty
+        std::string root;
+        FileServingOptions serving;
         StaticMount* mount = nullptr;
     };
     StaticMount* sendFileMount(const SendFileOptions& options, std::string& error);

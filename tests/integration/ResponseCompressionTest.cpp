@@ -82,6 +82,26 @@ protected:
             });
         });
     }
+    // Every path compressed; /big sends body in 64 KiB tryEnd pieces resumed from onWritable.
+    void serveBig(std::shared_ptr<std::string> body) {
+        serve([body](App& app) {
+            app.compress("/*");
+            app.get("/big", [body](HttpResponse* res, HttpRequest*) {
+                res->writeHeader("Content-Type", "text/plain");
+                res->onAborted([] {});
+                auto pump = [body](HttpResponse* response) {
+                    while (true) {
+                        const std::uint64_t offset = response->getWriteOffset();
+                        const std::size_t piece = std::min<std::size_t>(64 * 1024, body->size() - offset);
+                        auto [ok, done] = response->tryEnd(std::string_view(*body).substr(offset, piece), body->size());
+                        if (done) return true;
+                        if (!ok) return false;
+                    }
+                };
+                if (!pump(res)) res->onWritable([res, pump](std::uint64_t) { return pump(res); });
+            });
+        });
+    }
     std::optional<Response> get(const std::string& target, const std::string& acceptEncoding) {
         const std::string field = acceptEncoding.empty() ? "" : "Accept-Encoding: " + acceptEncoding + "\r\n";
         return fetch(port(), "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + field + "\r\n");
@@ -221,24 +241,7 @@ TEST_P(ResponseCompression, ASizedBodyIsCodedWhateverPiecesItComesIn) {
 TEST_P(ResponseCompression, ALargeStreamToASlowReaderArrivesWhole) {
     // 8 MiB in 64 KiB tryEnd pieces resumed from onWritable, read through a small receive buffer.
     auto body = std::make_shared<std::string>(jsonLines(8 * 1024 * 1024));
-    serve([body](App& app) {
-        app.compress("/*");
-        app.get("/big", [body](HttpResponse* res, HttpRequest*) {
-            res->writeHeader("Content-Type", "text/plain");
-            res->onAborted([] {});
-            auto pump = [body](HttpResponse* response) {
-                const std::uint64_t total = body->size();
-                while (true) {
-                    const std::uint64_t offset = response->getWriteOffset();
-                    const std::size_t piece = std::min<std::size_t>(64 * 1024, body->size() - offset);
-                    auto [ok, done] = response->tryEnd(std::string_view(*body).substr(offset, piece), total);
-                    if (done) return true;
-                    if (!ok) return false;
-                }
-            };
-            if (!pump(res)) res->onWritable([res, pump](std::uint64_t) { return pump(res); });
-        });
-    });
+    serveBig(body);
     TestClient client(port());
     client.setReceiveBuffer(16 * 1024);
     client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n");
@@ -254,23 +257,7 @@ TEST_P(ResponseCompression, AClientLeavingAStreamMidwayLeavesTheServerCoding) {
     // A coded stream abandoned by its client: its compressor goes back to the pool as the connection closes (ASan
     // and LeakSanitizer watch), and the next responses are coded as before.
     auto body = std::make_shared<std::string>(jsonLines(4 * 1024 * 1024));
-    serve([body](App& app) {
-        app.compress("/*");
-        app.get("/big", [body](HttpResponse* res, HttpRequest*) {
-            res->writeHeader("Content-Type", "text/plain");
-            res->onAborted([] {});
-            auto pump = [body](HttpResponse* response) {
-                while (true) {
-                    const std::uint64_t offset = response->getWriteOffset();
-                    const std::size_t piece = std::min<std::size_t>(64 * 1024, body->size() - offset);
-                    auto [ok, done] = response->tryEnd(std::string_view(*body).substr(offset, piece), body->size());
-                    if (done) return true;
-                    if (!ok) return false;
-                }
-            };
-            if (!pump(res)) res->onWritable([res, pump](std::uint64_t) { return pump(res); });
-        });
-    });
+    serveBig(body);
     for (int i = 0; i < 3; ++i) {
         TestClient client(port());
         client.setReceiveBuffer(8 * 1024);

@@ -5,21 +5,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
-const { execFile } = require('node:child_process');
 const { listen } = require('./helpers/server.js');
-
-function curl(args) {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.LD_PRELOAD;
-    execFile('curl', ['-s', ...args], { env, encoding: 'buffer', maxBuffer: 64 << 20 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
-}
+const { curl } = require('./helpers/files.js');
 
 /** One response read raw by curl: { head, body } with the body as it came (still coded). */
 async function rawGet(url, acceptEncoding) {
-  const out = await curl(['-D', '-', '-H', `Accept-Encoding: ${acceptEncoding}`, url]);
+  const out = await curl(['-D', '-', '-H', `Accept-Encoding: ${acceptEncoding}`, url], 'buffer');
   const end = out.indexOf('\r\n\r\n');
   return { head: out.subarray(0, end).toString('latin1'), body: out.subarray(end + 4) };
 }
@@ -62,7 +53,7 @@ test('app.compress codes end(), write() and tryEnd() bodies by Accept-Encoding, 
   assert.match(br.head, /content-encoding: br/i);
   assert.equal(zlib.brotliDecompressSync(br.body).toString(), JSON_BODY);
   for (const path of ['/api/stream', '/api/later', '/api/sized']) {
-    assert.equal((await curl(['--compressed', url(path)])).toString(), JSON_BODY, path);
+    assert.equal(await curl(['--compressed', url(path)]), JSON_BODY, path);
     const coded = await rawGet(url(path), 'gzip');
     assert.match(coded.head, /content-encoding: gzip/i, path);
   }

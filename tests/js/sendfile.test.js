@@ -7,32 +7,16 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { execFile } = require('node:child_process');
 const { listen, connect } = require('./helpers/server.js');
+const { temporaryFolder, curl } = require('./helpers/files.js');
 
-/** A folder of files for one test, removed after it; returns its path. */
+/** A folder of files for one test, with outside.txt beside it (never to be served through it). */
 function folder(t, files) {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-sendfile-'));
-  const root = path.join(parent, 'root');
-  fs.mkdirSync(root, { recursive: true });
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), content);
-  }
-  fs.writeFileSync(path.join(parent, 'outside.txt'), 'outside the root');
-  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+  const root = temporaryFolder(t, files);
+  fs.writeFileSync(path.join(root, '..', 'outside.txt'), 'outside the root');
   return root;
-}
-
-function curl(args) {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.LD_PRELOAD;
-    execFile('curl', ['-s', ...args], { env, encoding: 'latin1' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
 }
 
 const TEXT = 'Hello, sendFile!\n';

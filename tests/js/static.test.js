@@ -5,33 +5,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
 const { listen, raw } = require('./helpers/server.js');
+const { temporaryFolder, curl } = require('./helpers/files.js');
 const uWS = require('../../addon/lib/index.js');
 
-/** A folder of files for one test, removed after it; returns its path. */
-function folder(t, files) {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-static-'));
-  const root = path.join(parent, 'root');
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), content);
-  }
-  fs.mkdirSync(root, { recursive: true });
-  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
-  return root;
-}
-
-function curl(args) {
-  return new Promise((resolve, reject) => {
-    // Without a sanitizer runtime preloaded for node (scripts/test-js-sanitized.js), which curl must not get.
-    const env = { ...process.env };
-    delete env.LD_PRELOAD;
-    execFile('curl', ['-s', ...args], { env, encoding: 'latin1' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
-}
+const folder = temporaryFolder;
 
 const FILES = {
   'index.html': '<h1>home</h1>',

@@ -19,10 +19,8 @@ enum class DotfilePolicy : std::uint8_t {
     Allow,  // served like any other file
 };
 
-struct StaticFileOptions {
-    // Serves a folder's index file for a request that names the folder with a trailing slash (and answers 301 to
-    // the slashed URL without it); empty: folders are never served. Never a listing.
-    std::string index = "index.html";
+// How files are served: what a static mount (StaticFileOptions) and HttpResponse::sendFile (SendFileOptions) share.
+struct FileServingOptions {
     DotfilePolicy dotfiles = DotfilePolicy::Deny;
     // Cache-Control: public, max-age=<maxAgeSeconds>[, immutable] when either is set; none otherwise.
     std::uint32_t maxAgeSeconds = 0;
@@ -44,10 +42,19 @@ struct StaticFileOptions {
     // Send the ETag and Last-Modified validators (and answer the conditional requests that use them).
     bool etag = true;
     bool lastModified = true;
-    // Bytes of files (and their compressed variants) this mount keeps in memory; 0 keeps none.
+    // Bytes of files (and their compressed variants) kept in memory; 0 keeps none.
     std::size_t cacheBytes = 64 * 1024 * 1024;
     // Media types by extension ("md", "text/markdown; charset=utf-8") added to, or replacing, the built-in ones.
     std::vector<std::pair<std::string, std::string>> mimeTypes;
+
+    bool operator==(const FileServingOptions&) const = default;
+};
+
+// How App::serveStatic serves a folder.
+struct StaticFileOptions : FileServingOptions {
+    // Serves a folder's index file for a request that names the folder with a trailing slash (and answers 301 to
+    // the slashed URL without it); empty: folders are never served. Never a listing.
+    std::string index = "index.html";
     // A request this mount has no file for goes on to the next matching route (a single-page app's fallback, a
     // custom 404) instead of getting 404 here.
     bool fallthrough = false;
@@ -56,23 +63,13 @@ struct StaticFileOptions {
 // A request field by name (any case) and value, for SendFileOptions::requestHeaders.
 using RequestHeaderField = std::pair<std::string_view, std::string_view>;
 
-// How HttpResponse::sendFile answers with one file (res.sendFile in JavaScript); the fields shared with
-// StaticFileOptions mean the same. Calls with the same root and serving options share one cache (and its compressed
-// variants); at most StaticFileServer::kMaxSendFileSetups different ones per App.
-struct SendFileOptions {
+// How HttpResponse::sendFile answers with one file (res.sendFile in JavaScript). Calls with the same root and serving
+// options share one cache (and its compressed variants); at most StaticFileServer::kMaxSendFileSetups different ones
+// per App. dotfiles applies to the segments of the path (beneath root when there is one).
+struct SendFileOptions : FileServingOptions {
     // The folder path is relative to, never left (as a static mount's root: links out of it are refused). Empty:
     // path must be absolute, and is opened as given (links followed).
     std::string root;
-    DotfilePolicy dotfiles = DotfilePolicy::Deny;  // for the segments of path (beneath root when there is one)
-    std::uint32_t maxAgeSeconds = 0;
-    bool immutable = false;
-    bool precompressed = true;
-    bool compress = true;
-    bool sendfile = true;
-    bool etag = true;
-    bool lastModified = true;
-    std::size_t cacheBytes = 64 * 1024 * 1024;
-    std::vector<std::pair<std::string, std::string>> mimeTypes;
     // The fields the answer depends on (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since, If-Range,
     // Range, Accept-Encoding), copied by a caller that sends the file after its handler returned, when the request
     // is gone. Read instead of the request's own when not empty; other names are ignored. Views: valid for the call.
