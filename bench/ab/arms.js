@@ -17,7 +17,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { UWS_MODULE } = require('./uws');
 const { SOCKETIO_MODULE } = require('./socketio');
-const { ULTIMATE_EXPRESS_MODULE, FASTIFY_MODULE } = require('./stacks');
+const { ULTIMATE_EXPRESS_MODULE, FASTIFY_MODULE, EXPRESS_COMPRESSION_MODULE } = require('./stacks');
 
 // Arguments every table server gets after its command.
 const PORT_ARGS = ['--port', '0'];
@@ -25,13 +25,14 @@ const PORT_ARGS = ['--port', '0'];
 const REQUIRE_CHECK_TIMEOUT_MS = 20000;
 
 // Replaces {node} (the arm's Node, arm.node, or the runner's), {root}, {build}, {uws}, {socketio},
-// {ultimateExpress}, {fastify}, {docroot}, {tlsKey} and {tlsCert} in one argument (or configuration template); the
-// last three stay as they are when the arm has no document root or TLS files.
+// {ultimateExpress}, {fastify}, {expressCompression}, {docroot}, {tlsKey} and {tlsCert} in one argument (or
+// configuration template); the last three stay as they are when the arm has no document root or TLS files.
 function fill(text, arm) {
   return text.replaceAll('{node}', arm.node ?? process.execPath).replaceAll('{root}', arm.root)
     .replaceAll('{build}', arm.buildDir ?? '{build}').replaceAll('{uws}', UWS_MODULE)
     .replaceAll('{socketio}', SOCKETIO_MODULE)
     .replaceAll('{ultimateExpress}', ULTIMATE_EXPRESS_MODULE).replaceAll('{fastify}', FASTIFY_MODULE)
+    .replaceAll('{expressCompression}', EXPRESS_COMPRESSION_MODULE)
     .replaceAll('{docroot}', arm.docroot ?? '{docroot}')
     .replaceAll('{tlsKey}', arm.tls?.key ?? '{tlsKey}').replaceAll('{tlsCert}', arm.tls?.cert ?? '{tlsCert}');
 }

@@ -1,8 +1,9 @@
 'use strict';
 // The check made before anything is measured: one request of the scenario to every copy, whose answers must all
 // have the same status, body and the headers the scenario names (compareHeaders: a name, or { name, view } to
-// compare a part of the value, HEADER_VIEWS). A server that answers differently would make the comparison
-// meaningless, so the run stops and shows the difference.
+// compare a part of the value, HEADER_VIEWS). The body is compared as the scenario's compareBody says (BODY_VIEWS):
+// its bytes, or what they decode to. A server that answers differently would make the comparison meaningless, so
+// the run stops and shows the difference.
 //
 // HTTP requests are sent with node:http (node:https for a TLS scenario, accepting the self-signed certificate the
 // runner made) on a fresh connection. For ws/echo-* scenarios the check is one echo
@@ -11,6 +12,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
+const zlib = require('node:zlib');
 const { loadArgs, runLoad, errorCount } = require('./load');
 
 const CHECK_TIMEOUT_MS = 10000;
@@ -26,6 +28,45 @@ const BODY_EXCERPT_BYTES = 200;
 const HEADER_VIEWS = {
   'media-type': (value) => value.split(';')[0].trim().toLowerCase(),
 };
+
+// The decoders of the Content-Encodings a server may answer with, by token; zstd where this Node has it (22.15).
+const DECODERS = {
+  gzip: zlib.gunzipSync,
+  'x-gzip': zlib.gunzipSync,
+  deflate: zlib.inflateSync,
+  br: zlib.brotliDecompressSync,
+  ...(zlib.zstdDecompressSync ? { zstd: zlib.zstdDecompressSync } : {}),
+};
+
+// An answer's body with its Content-Encoding undone. A coding the check cannot decode, or a body that does not
+// decode, gives a text saying so, which differs from every decodable answer's and is shown with the difference.
+function decodedBody(answer) {
+  const coding = (answer.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity') return answer.body;
+  const decode = DECODERS[coding];
+  if (!decode) return Buffer.from(`(a body in Content-Encoding ${coding}, which the check cannot decode)`);
+  try {
+    return decode(answer.body);
+  } catch (error) {
+    return Buffer.from(`(a body that does not decode as ${coding}: ${error.message})`);
+  }
+}
+
+// The views of a body a scenario may compare (compareBody): 'bytes', as received; 'decoded', with its
+// Content-Encoding undone, for answers coded per request, whose bytes each server's zlib (and level) makes its own
+// way: what must agree is the content, and Content-Encoding, when the scenario names it, that it was coded.
+const BODY_VIEWS = {
+  bytes: (answer) => answer.body,
+  decoded: decodedBody,
+};
+
+// What answer's body is for scenario's comparison (compareBody, 'bytes' when it has none).
+function bodyValue(scenario, answer) {
+  const name = scenario.compareBody ?? 'bytes';
+  const view = BODY_VIEWS[name];
+  if (!view) throw new Error(`no body view called ${name}`);
+  return view(answer);
+}
 
 // A compareHeaders entry as { name, view } (a plain name compares the whole value).
 const headerRule = (entry) => (typeof entry === 'string' ? { name: entry, view: null } : entry);
@@ -71,17 +112,19 @@ function essence(scenario, answer) {
     const label = rule.view === null ? rule.name : `${rule.name} (${rule.view})`;
     lines.push(`${label}: ${headerValue(answer, rule) ?? '(absent)'}`);
   }
-  const body = answer.body.length > BODY_EXCERPT_BYTES
-    ? `${answer.body.subarray(0, BODY_EXCERPT_BYTES).toString()}... (${answer.body.length} bytes)`
-    : answer.body.toString();
-  lines.push(`body ${JSON.stringify(body)}`);
+  const value = bodyValue(scenario, answer);
+  const body = value.length > BODY_EXCERPT_BYTES
+    ? `${value.subarray(0, BODY_EXCERPT_BYTES).toString()}... (${value.length} bytes)`
+    : value.toString();
+  const view = value === answer.body ? '' : ` (${scenario.compareBody}, from ${answer.body.length} bytes)`;
+  lines.push(`body${view} ${JSON.stringify(body)}`);
   return lines;
 }
 
 // answers: [{ copy, answer }]. Returns null when all agree, else a message listing what each copy answered.
 function compareAnswers(scenario, answers) {
   const [first, ...others] = answers;
-  const same = (a, b) => a.status === b.status && a.body.equals(b.body) &&
+  const same = (a, b) => a.status === b.status && bodyValue(scenario, a).equals(bodyValue(scenario, b)) &&
     scenario.compareHeaders.map(headerRule).every((rule) => headerValue(a, rule) === headerValue(b, rule));
   if (others.every(({ answer }) => same(first.answer, answer))) return null;
   const listing = answers.map(({ copy, answer }) =>
@@ -116,4 +159,4 @@ async function checkAnswers(scenario, copies, { lwload }) {
   if (difference !== null) throw new Error(difference);
 }
 
-module.exports = { WS_CHECKS, HEADER_VIEWS, requestOnce, compareAnswers, checkAnswers };
+module.exports = { WS_CHECKS, HEADER_VIEWS, BODY_VIEWS, requestOnce, compareAnswers, checkAnswers };

@@ -1,13 +1,15 @@
 'use strict';
-// The document root of the static/* scenarios: made for each run that has one of them, in the run's temporary
-// folder, and given to every server by path ({docroot} in the scenario table), so that all of them serve the very
-// same files. A scenario names its files as { name: { kind, size, gzip } }, each made from a fixed xorshift32
-// sequence seeded by its size: the same bytes in every run and on every machine, and readable in a diff when two
-// servers answer differently. Kinds:
+// The document root of the static/* and compress/* scenarios: made for each run that has one of them, in the run's
+// temporary folder, and given to every server by path ({docroot} in the scenario table), so that all of them serve
+// (or read) the very same files. A scenario names its files as { name: { kind, size, gzip } }, each made from a
+// fixed xorshift32 sequence seeded by its size: the same bytes in every run and on every machine, and readable in a
+// diff when two servers answer differently. Kinds:
 //   'printable'  printable ASCII (space to tilde) drawn at random: not compressible to nothing (gzip takes off
 //                some 20 %), so that no server's answer depends on whether it compresses;
 //   'text'       lines of JSON made of a small vocabulary, compressible as real text assets are (gzip -9 makes it
-//                about a sixth of its size), for the scenarios that serve a compressed variant.
+//                about a sixth of its size), for the scenarios that serve a compressed variant;
+//   'json'       the same records as one JSON document (an array), for the compress/* scenarios, whose servers read
+//                it at start-up and answer it as an API answers JSON, coded per request.
 // gzip: true also writes name.gz beside the file, compressed by node:zlib at GZIP_LEVEL: the precompressed sibling
 // that nginx's gzip_static, h2o's file.send-compressed, @fastify/static's preCompressed and loopwire's
 // precompressed option serve, the same bytes for all of them.
@@ -52,16 +54,22 @@ const TEXT_WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'go
 // The range of the score in each line.
 const TEXT_SCORE_RANGE = 1000;
 
-// size bytes of JSON lines ({"id":1,"name":"delta kilo","tags":["echo","mike"],"score":417}), the same for the
-// same size; the last line is cut at size and ends with a newline.
+// One record of the text kinds, its words and score drawn from next:
+// {"id":1,"name":"delta kilo","tags":["echo","mike"],"score":417}.
+function textRecord(id, next) {
+  const word = () => TEXT_WORDS[next() % TEXT_WORDS.length];
+  return `{"id":${id},"name":"${word()} ${word()}","tags":["${word()}","${word()}"],` +
+    `"score":${next() % TEXT_SCORE_RANGE}}`;
+}
+
+// size bytes of JSON lines, one record each, the same for the same size; the last line is cut at size and ends with
+// a newline.
 function compressibleText(size) {
   const next = xorshift32(size);
-  const word = () => TEXT_WORDS[next() % TEXT_WORDS.length];
   const lines = [];
   let length = 0;
   for (let id = 1; length < size; id++) {
-    const line = `{"id":${id},"name":"${word()} ${word()}","tags":["${word()}","${word()}"],` +
-      `"score":${next() % TEXT_SCORE_RANGE}}\n`;
+    const line = `${textRecord(id, next)}\n`;
     lines.push(line);
     length += line.length;
   }
@@ -70,7 +78,28 @@ function compressibleText(size) {
   return bytes;
 }
 
-const FILE_KINDS = { printable: printableBytes, text: compressibleText };
+// How a 'json' document opens and closes, around its records (one a line).
+const JSON_OPEN = '[';
+const JSON_SEPARATOR = ',\n';
+const JSON_CLOSE = ']\n';
+
+// size bytes of one JSON document, an array of the records compressibleText's lines hold, the same for the same
+// size: records go in while the array still fits, and spaces before the closing bracket (whitespace, which JSON
+// allows there) make up the exact size, less than one record's worth.
+function jsonDocument(size) {
+  const least = JSON_OPEN.length + JSON_CLOSE.length;
+  if (size < least) throw new Error(`a JSON document takes at least ${least} bytes, not ${size}`);
+  const next = xorshift32(size);
+  let text = JSON_OPEN;
+  for (let id = 1; ; id++) {
+    const record = (id === 1 ? '' : JSON_SEPARATOR) + textRecord(id, next);
+    if (text.length + record.length + JSON_CLOSE.length > size) break;
+    text += record;
+  }
+  return Buffer.from(text + ' '.repeat(size - text.length - JSON_CLOSE.length) + JSON_CLOSE);
+}
+
+const FILE_KINDS = { printable: printableBytes, text: compressibleText, json: jsonDocument };
 
 // The bytes of a docroot file ({ kind, size }).
 function fileBytes({ kind, size }) {
@@ -111,4 +140,5 @@ function makeDocroot(dir, files) {
   return dir;
 }
 
-module.exports = { GZIP_LEVEL, GZIP_SUFFIX, printableBytes, compressibleText, fileBytes, docrootFiles, makeDocroot };
+module.exports = { GZIP_LEVEL, GZIP_SUFFIX, printableBytes, compressibleText, jsonDocument, fileBytes, docrootFiles,
+  makeDocroot };

@@ -58,6 +58,8 @@ async function measureOnce(ctx, scenario, server, seconds) {
     errors: errorCount(result),
     non2xx: result.non2xx,
     loadCpuSeconds: result.client_cpu_s,
+    // What the server sent (status lines, headers, bodies): per request, the size of its answers.
+    bytesRead: result.bytes_read,
     latencyUs: { p50: result.latency_us.p50, p99: result.latency_us.p99, max: result.latency_us.max },
   };
 }

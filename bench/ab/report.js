@@ -82,6 +82,33 @@ function latencyText(scenario, side) {
   return `${ms(median(p50))} / ${ms(median(p99))} ms`;
 }
 
+// How far apart the two sides' bytes per request may be before the report says so: within it, both sent about the
+// same; beyond it (an answer coded at another level, headers of another server), CPU per request pays for different
+// work, which the reader should know.
+const RESPONSE_BYTES_NOTE_SHARE = 0.05;
+
+// The median over the rounds of one side's bytes read per request (lwload's bytes_read: status lines, headers and
+// bodies as they came, chunked framing included), rounded; null when no round has it.
+function bytesPerRequest(scenario, side) {
+  const values = (scenario.rounds ?? []).flatMap((round) => Object.entries(round.copies)
+    .filter(([copy, m]) => copy.startsWith(side) && m.bytesRead !== undefined && m.requests > 0)
+    .map(([, m]) => m.bytesRead / m.requests)).sort((a, b) => a - b);
+  if (values.length === 0) return null;
+  return Math.round(values[Math.floor((values.length - 1) / 2)]);
+}
+
+// The note on a scenario whose sides sent answers of different sizes, or null.
+function responseBytesNote(scenario) {
+  const base = bytesPerRequest(scenario, 'base');
+  const head = bytesPerRequest(scenario, 'head');
+  if (base === null || head === null || Math.abs(head - base) <= RESPONSE_BYTES_NOTE_SHARE * Math.max(base, head)) {
+    return null;
+  }
+  const per = scenario.unit && scenario.unit !== 'request' ? scenario.unit : 'request';
+  return `- ${scenario.name}: the sides sent answers of different sizes, bytes read per ${per} (median of the ` +
+    `rounds): base ${fmt.integer(base)}, head ${fmt.integer(head)} (${fmt.ratio(head / base)})`;
+}
+
 function notes(run) {
   const lines = [];
   for (const scenario of run.scenarios) {
@@ -90,6 +117,8 @@ function notes(run) {
       const head = latencyText(scenario, 'head');
       if (base && head) lines.push(`- ${scenario.name}: delivery latency p50 / p99 (median of the rounds): base ${base}, head ${head}`);
     }
+    const sizes = scenario.status === 'measured' ? responseBytesNote(scenario) : null;
+    if (sizes !== null) lines.push(sizes);
     if (scenario.status === 'skipped') lines.push(`- ${scenario.name}: skipped, ${scenario.reason}`);
     if (scenario.status === 'disabled') lines.push(`- ${scenario.name}: not run, ${scenario.reason}`);
     for (const warning of scenario.warnings ?? []) lines.push(`- ${scenario.name}: ${warning}`);
@@ -146,4 +175,4 @@ function json(run) {
 }
 
 module.exports = { COLUMNS, INSTRUCTIONS_COLUMN, LEGEND, rowCells, tableLines, settingsLine, notes, latencyText,
-  markdown, terminal, json };
+  bytesPerRequest, markdown, terminal, json };

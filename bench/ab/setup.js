@@ -15,7 +15,8 @@ const { makeTlsFiles, needsTls } = require('./tls');
 const { docrootFiles, makeDocroot } = require('./docroot');
 const { ensureUwsInstalled } = require('./uws');
 const { ensureSocketIoInstalled } = require('./socketio');
-const { ensureUltimateExpressInstalled, ensureFastifyInstalled } = require('./stacks');
+const { ensureUltimateExpressInstalled, ensureFastifyInstalled, ensureExpressCompressionInstalled } =
+  require('./stacks');
 const { installNode } = require('../../scripts/lib/node-versions');
 const git = require('./git');
 
@@ -27,6 +28,7 @@ const INSTALLERS = {
   socketio: { what: 'socket.io', ensure: ensureSocketIoInstalled },
   'express-static': { what: 'ultimate-express', ensure: ensureUltimateExpressInstalled },
   'fastify-static': { what: 'fastify and @fastify/static', ensure: ensureFastifyInstalled },
+  'express-compression': { what: 'ultimate-express and compression', ensure: ensureExpressCompressionInstalled },
 };
 
 function armFor(side, ref, impl) {

@@ -1,7 +1,9 @@
 'use strict';
 // The scenario table of the A/B runner (bench/ab/): for each scenario, the load lwload puts on it and, per
 // implementation, the server that answers it. Every server answers the scenario's request identically (status,
-// body and the headers named in `compareHeaders`); the runner checks that before it measures anything.
+// body and the headers named in `compareHeaders`); the runner checks that before it measures anything. The body is
+// compared as sent, or, where `compareBody` is 'decoded', after undoing its Content-Encoding: an answer coded per
+// request is the same JSON from every server in bytes that each server's zlib (and level) makes its own way.
 //
 // Server commands are argv arrays with placeholders the runner fills per arm:
 //   {node}   the Node.js executable running the runner
@@ -15,6 +17,8 @@
 //            holding the files the scenarios' `docroot` name ({ name: { kind, size, gzip } }); the same folder for
 //            every server
 //   {ultimateExpress}, {fastify}  the folders of the static-file stacks it installs into its cache (bench/ab/stacks.js)
+//   {expressCompression}  the folder of ultimate-express with the compression middleware beside it, installed there
+//            too, for the compress/* scenarios
 // and every server gets `--port 0` appended and prints "listening on <port>". `requires`, when present, is a
 // module that must load for the arm to run (`{root}` for the addon, `ws`, `{uws}`); a server whose
 // requirement is missing is skipped with a message, never an error. `load`, when present, is what that server
@@ -75,6 +79,10 @@ const IMPLEMENTATIONS = {
   'express-static': { label: 'express.static on ultimate-express over uWebSockets.js (npm)', buildTargets: [] },
   'fastify-static': { label: '@fastify/static on fastify over node:http (npm)', buildTargets: [],
     followsNodeOption: true },
+  // The compress/* scenarios' competitor: what an Express application codes its answers with. On the runner's Node,
+  // like express-static.
+  'express-compression': { label: 'compression middleware on ultimate-express over uWebSockets.js (npm)',
+    buildTargets: [] },
 };
 
 const cppServer = (name) => ({ command: [`{build}/bench/scenarios/${name}`] });
@@ -151,6 +159,43 @@ const STATIC_COMPARE_HEADERS = ['content-length', { name: 'content-type', view: 
 // Accept-Ranges: nginx's gzip_static answer has none, the others' have "bytes". Not Vary either: @fastify/static's
 // preCompressed sends none (loopwire, h2o, and nginx with gzip_vary send Accept-Encoding).
 const GZIP_COMPARE_HEADERS = ['content-length', { name: 'content-type', view: 'media-type' }, 'content-encoding'];
+
+// The document of the compress/* scenarios: 50 KiB of JSON, an array of the records static/gzip-50kb's text holds
+// (bench/ab/docroot.js), which every server reads at start-up from the run's document root (--body) and answers to
+// every request, coded anew each time, never cached: what coding a handler's answer on the fly costs.
+const COMPRESS_FILES = { '50kb.json': { kind: 'json', size: 50 * 1024 } };
+const COMPRESS_BODY_ARGS = ['--body', '{docroot}/50kb.json'];
+// What sets the gzip level of a compress/* loopwire server (ResponseCompressionOptions' gzipLevel); without it the
+// server keeps loopwire's default, 4 (docs/decisions/compression.md, "Levels").
+const GZIP_LEVEL_ARG = '--gzip-level';
+// The compression middleware's gzip level (zlib's default, which it keeps): the level the loopwire servers of
+// compress/json-50kb-level6 are given, so that both sides make output of about the same size.
+const MIDDLEWARE_GZIP_LEVEL = 6;
+// How long a compress/* request may take under callgrind: 50 KiB gzipped is 3 to 6 million instructions, up to
+// some 60 ms under callgrind (the middleware's, on a Node not yet warm).
+const COMPRESS_CALLGRIND_SECONDS = 0.1;
+
+// The three servers of a compress/* scenario, each answering GET /json with the document as application/json under a
+// rule that codes every path ("/*"): loopwire's App::compress and app.compress, with gzipLevel when given, and the
+// compression middleware on ultimate-express with its defaults (res.send of the same bytes).
+const compressScript = (name, module, extraArgs) => ({
+  command: ['{node}', `{root}/bench/scenarios/js/compress/${name}.js`, '--module', module, ...COMPRESS_BODY_ARGS,
+    ...extraArgs],
+  requires: module,
+});
+const compressServers = ({ gzipLevel = null } = {}) => {
+  const levelArgs = gzipLevel === null ? [] : [GZIP_LEVEL_ARG, String(gzipLevel)];
+  return {
+    'loopwire-cpp': { command: ['{build}/bench/scenarios/compress', ...COMPRESS_BODY_ARGS, ...levelArgs] },
+    'loopwire-js': compressScript('loopwire', '{root}', levelArgs),
+    'express-compression': compressScript('express-compression', '{expressCompression}', []),
+  };
+};
+// What every compress/* server answers alike: the media type (a server may add a charset), the coding, so that a
+// server answering plain JSON stops the run, and Vary, which a cache needs to keep the coded answer apart. Not
+// Content-Length: loopwire codes an end() whole and states the coded length, the middleware streams its output in
+// chunks; and the lengths differ with the level anyway.
+const COMPRESS_COMPARE_HEADERS = [{ name: 'content-type', view: 'media-type' }, 'content-encoding', 'vary'];
 
 // The connections of https/handshake-*, each making one handshake after another.
 const HANDSHAKE_CONNECTIONS = 20;
@@ -381,9 +426,36 @@ const SCENARIOS = [
     compareHeaders: GZIP_COMPARE_HEADERS,
     servers: staticServers({ tls: false, precompressed: true }),
   },
+  {
+    // 50 KiB of JSON from a handler, asked for with Accept-Encoding: gzip and gzipped per request (the issue's
+    // "dynamic" compression): loopwire at its default gzip level, 4, against the compression middleware on
+    // ultimate-express at its default, 6, each as its users run it. Level 4's answer is some 16 % larger (9,167
+    // bytes against 7,910; the report notes the bytes per response of each side).
+    name: 'compress/json-50kb',
+    request: { method: 'GET', path: '/json', headers: { 'Accept-Encoding': 'gzip' } },
+    docroot: COMPRESS_FILES,
+    compareHeaders: COMPRESS_COMPARE_HEADERS,
+    compareBody: 'decoded',
+    callgrindSecondsPerRequest: COMPRESS_CALLGRIND_SECONDS,
+    servers: compressServers(),
+  },
+  {
+    // The same with loopwire at gzip level 6, the middleware's: output of the same size, so that CPU per request
+    // compares the two coding paths alone. The zlib differs by arm: the addon codes with Node's own (its deflate
+    // symbols are Node's), as the middleware does, to the same 7,910 bytes; the C++ server with the system's
+    // libz.so.1, to 7,914.
+    name: 'compress/json-50kb-level6',
+    request: { method: 'GET', path: '/json', headers: { 'Accept-Encoding': 'gzip' } },
+    docroot: COMPRESS_FILES,
+    compareHeaders: COMPRESS_COMPARE_HEADERS,
+    compareBody: 'decoded',
+    callgrindSecondsPerRequest: COMPRESS_CALLGRIND_SECONDS,
+    servers: compressServers({ gzipLevel: MIDDLEWARE_GZIP_LEVEL }),
+  },
 ].map((scenario) => ({
   enabled: true,
   compareHeaders: [],
+  compareBody: 'bytes',
   connections: DEFAULT_CONNECTIONS,
   pipeline: DEFAULT_PIPELINE,
   unit: 'request',
@@ -393,4 +465,5 @@ const SCENARIOS = [
 }));
 
 module.exports = { IMPLEMENTATIONS, SCENARIOS, DEFAULT_CONNECTIONS, DEFAULT_PIPELINE, FANOUT_SUBSCRIBERS, TLS_ARGS,
-  STATIC_FILES, GZIP_FILES, STATIC_COMPARE_HEADERS, GZIP_COMPARE_HEADERS, PRECOMPRESSED_ARG };
+  STATIC_FILES, GZIP_FILES, STATIC_COMPARE_HEADERS, GZIP_COMPARE_HEADERS, PRECOMPRESSED_ARG, COMPRESS_FILES,
+  COMPRESS_COMPARE_HEADERS, GZIP_LEVEL_ARG, MIDDLEWARE_GZIP_LEVEL };

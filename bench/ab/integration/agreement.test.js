@@ -28,7 +28,8 @@ test('every implementation answers every enabled HTTP scenario alike', { timeout
   const tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lw-agreement-tls-'));
   t.after(() => fs.rmSync(tlsDir, { recursive: true, force: true }));
   const tlsFiles = makeTlsFiles(tlsDir);
-  // The static/* scenarios, with their own servers and document root, are static.test.js's.
+  // The static/* and compress/* scenarios, with their own servers and document root, are static.test.js's and
+  // compress.test.js's.
   for (const scenario of SCENARIOS.filter((s) => s.enabled && s.request.mode === 'http' && !s.docroot)) {
     await t.test(scenario.name, async (st) => {
       const answers = [];

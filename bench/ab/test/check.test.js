@@ -3,7 +3,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const { WS_CHECKS, compareAnswers, requestOnce } = require('../check');
+const zlib = require('node:zlib');
+const { BODY_VIEWS, WS_CHECKS, compareAnswers, requestOnce } = require('../check');
 
 const scenario = { name: 'http/headers', compareHeaders: ['x-request-id'], request: { method: 'GET', path: '/',
   headers: {} } };
@@ -63,4 +64,27 @@ test('a WebSocket scenario is checked through lwload: one echo, or one window of
   // 32 deliveries to 4 subscribers are 8 messages: exactly the default window, all sent at once.
   assert.equal(WS_CHECKS.fanout.connections, 4);
   assert.equal(WS_CHECKS.fanout.requests, 32);
+});
+
+test('the decoded body view undoes gzip, deflate and brotli; what it cannot decode differs from every answer', () => {
+  const text = Buffer.from('{"id":1,"name":"alpha bravo"}\n'.repeat(50));
+  const coded = (coding, body) => ({ status: 200, headers: { 'content-encoding': coding }, body });
+  const { decoded, bytes } = BODY_VIEWS;
+  assert.deepEqual(decoded(coded('gzip', zlib.gzipSync(text, { level: 1 }))), text);
+  assert.deepEqual(decoded(coded('GZIP ', zlib.gzipSync(text, { level: 9 }))), text);
+  assert.deepEqual(decoded(coded('deflate', zlib.deflateSync(text))), text);
+  assert.deepEqual(decoded(coded('br', zlib.brotliCompressSync(text))), text);
+  assert.deepEqual(decoded(coded('identity', text)), text);
+  assert.deepEqual(decoded({ status: 200, headers: {}, body: text }), text);
+  assert.match(decoded(coded('compress', text)).toString(), /Content-Encoding compress, which the check cannot decode/);
+  assert.match(decoded(coded('gzip', text)).toString(), /does not decode as gzip/);
+  assert.deepEqual(bytes(coded('gzip', text)), text);
+
+  // A scenario without compareBody compares bytes: two levels of one text differ there.
+  const byBytes = { name: 'x', compareHeaders: [], request: {} };
+  const answers = [{ copy: 'base#1', answer: coded('gzip', zlib.gzipSync(text, { level: 1 })) },
+    { copy: 'head#1', answer: coded('gzip', zlib.gzipSync(text, { level: 9 })) }];
+  assert.match(compareAnswers(byBytes, answers), /answer differently/);
+  assert.equal(compareAnswers({ ...byBytes, compareBody: 'decoded' }, answers), null);
+  assert.throws(() => compareAnswers({ ...byBytes, compareBody: 'gunzipped' }, answers), /no body view called/);
 });

@@ -91,10 +91,10 @@ test('an lwload stopped at its time limit says so, though it exits with status 0
     /stopped after 200 ms, its time limit/);
 });
 
-test('the 1 MiB static rows give callgrind a second per request', () => {
+test('the 1 MiB static rows give callgrind a second per request, the compress rows a tenth', () => {
   const { VALGRIND_SECONDS_PER_REQUEST } = require('../instructions');
   for (const s of SCENARIOS) {
-    const expected = s.name.startsWith('static/1mb') ? 1 : undefined;
+    const expected = s.name.startsWith('static/1mb') ? 1 : s.name.startsWith('compress/') ? 0.1 : undefined;
     assert.equal(s.callgrindSecondsPerRequest, expected, s.name);
   }
   assert.equal(VALGRIND_SECONDS_PER_REQUEST, 0.01);

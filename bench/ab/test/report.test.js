@@ -182,3 +182,20 @@ test('a fan-out scenario reports the median of its rounds\' delivery latency per
     ['- cluster/fanout: delivery latency p50 / p99 (median of the rounds): base 6.00 / 18.0 ms, head 3.00 / 10.0 ms']);
   assert.equal(report.latencyText({ rounds: [] }, 'base'), null);
 });
+
+test('a scenario whose sides sent answers of different sizes says so; about the same size says nothing', () => {
+  const copy = (bytesRead, requests = 1000) => ({ bytesRead, requests });
+  const round = (base, head) => ({ copies: { 'base#1': copy(base), 'base#2': copy(base + 2000),
+    'head#1': copy(head), 'head#2': copy(head - 2000) } });
+  const scenario = { name: 'compress/json-50kb', status: 'measured', unit: 'request',
+    rounds: [round(8100000, 9300000), round(8102000, 9302000), round(8098000, 9298000)] };
+  assert.equal(report.bytesPerRequest(scenario, 'base'), 8100);
+  assert.equal(report.bytesPerRequest(scenario, 'head'), 9298);
+  assert.deepEqual(report.notes({ scenarios: [scenario] }), ['- compress/json-50kb: the sides sent answers of ' +
+    'different sizes, bytes read per request (median of the rounds): base 8,100, head 9,298 (1.148)']);
+  const same = { ...scenario, rounds: [round(8100000, 8200000)] };
+  assert.deepEqual(report.notes({ scenarios: [same] }), []);
+  // Runs recorded before bytes were counted have none to compare.
+  assert.equal(report.bytesPerRequest({ rounds: [{ copies: { 'base#1': { requests: 5 } } }] }, 'base'), null);
+  assert.deepEqual(report.notes({ scenarios: [{ ...scenario, rounds: [] }] }), []);
+});

@@ -13,11 +13,12 @@ const ROOT = path.resolve(__dirname, '../../..');
 // The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
 const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
-test('the nineteen scenarios, all switched on', () => {
+test('the twenty-one scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
     'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10',
-    'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb']);
+    'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb',
+    'compress/json-50kb', 'compress/json-50kb-level6']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
     assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/') || s.name.endsWith('-tls'),
@@ -31,6 +32,8 @@ test('the nineteen scenarios, all switched on', () => {
     assert.equal(s.unit, unit, s.name);
     assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2,
       'cluster/fanout-history': 2 }[s.name] ?? 0, s.name);
+    // Only answers coded per request are compared decoded; every other body byte for byte.
+    assert.equal(s.compareBody, s.name.startsWith('compress/') ? 'decoded' : 'bytes', s.name);
   }
 });
 
@@ -133,7 +136,8 @@ test('every server named in the table exists and every implementation is known',
       }
     }
     // Every single-server scenario runs on every implementation; a cluster one on those that have a cluster; a
-    // static one on loopwire and the static-file servers (bench/ab/test/static.test.js).
+    // static or compress one (which read the run's document root) on loopwire and its competitors there
+    // (bench/ab/test/static.test.js, compress.test.js).
     if (s.enabled && !s.request.split && !s.docroot) {
       assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
     }

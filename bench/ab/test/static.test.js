@@ -75,6 +75,7 @@ test('docrootFiles merges the chosen scenarios\' files and refuses one name as t
     '1kb.txt': { kind: 'printable', size: 1024, gzip: false },
     '1mb.txt': { kind: 'printable', size: 1048576, gzip: false },
     '50kb.txt': { kind: 'text', size: 51200, gzip: true },
+    '50kb.json': { kind: 'json', size: 51200, gzip: false },
   });
   assert.deepEqual(docrootFiles(SCENARIOS.filter((s) => s.name.startsWith('http/'))), {});
   const file = (size, kind = 'printable', gzip = undefined) => ({ kind, size, gzip });
@@ -103,7 +104,8 @@ test('makeDocroot writes the files, and the .gz sibling of those that have one',
 
 test('the static rows: one file each, the six servers, per MiB for the large file, TLS for -tls', () => {
   assert.deepEqual(SCENARIOS.filter((s) => s.docroot).map((s) => s.name),
-    ['static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb']);
+    ['static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb', 'compress/json-50kb',
+      'compress/json-50kb-level6']);
   const rows = SCENARIOS.filter((s) => s.docroot === STATIC_FILES);
   assert.deepEqual(rows.map((s) => s.request.path), ['/1kb.txt', '/1mb.txt', '/1mb.txt']);
   assert.deepEqual(rows.map((s) => s.unit), ['request', 'MiB', 'MiB']);
