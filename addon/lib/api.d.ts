@@ -160,8 +160,9 @@ export interface HttpResponse {
      * from memory or streamed as the socket drains. path is absolute, or relative to options.root (never leaving it).
      * No file there (a folder, a dotfile, a ".." segment): 404. The request's fields are read when it is called
      * while the handler runs; after an await the request is gone and the whole file goes out (200, not compressed),
-     * unless options.requestHeaders carries copies of them. res is no longer usable afterwards; onAborted still runs
-     * if the client leaves before a streamed file's end.
+     * unless options.requestHeaders carries copies of them. The status is its to choose: give fields of your own as
+     * options.headers (it throws after a writeStatus or writeHeader). res is no longer usable afterwards; onAborted
+     * still runs if the client leaves before a streamed file's end.
      */
     sendFile(path: string, options?: SendFileOptions): HttpResponse;
     /** Closes the connection at once; onAborted runs if the response was not complete. */
@@ -415,6 +416,11 @@ export interface SendFileOptions extends Omit<StaticOptions, 'index' | 'fallthro
      * Accept-Encoding fields (names in any case), taken before an await: read instead of the request's own.
      */
     requestHeaders?: Record<string, string>;
+    /**
+     * Fields the answer carries besides its own (Content-Disposition...), after the status of a 200, 206 or 304. The
+     * way to add fields: a writeHeader before sendFile fixes the status at 200, and sendFile then throws.
+     */
+    headers?: Record<string, string>;
 }
 
 /** Options of app.connectPubSub. Delays and intervals are in milliseconds. */

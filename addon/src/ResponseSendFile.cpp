@@ -24,15 +24,23 @@ using Args = v8::FunctionCallbackInfo<v8::Value>;
 
 constexpr const char* kOptions = "res.sendFile: options";
 constexpr const char* kRequestHeaders = "res.sendFile: options.requestHeaders";
-// Copied request fields read from options.requestHeaders: more than the seven that count is a mistake.
-constexpr std::uint32_t kMaxRequestHeaders = 32;
+constexpr const char* kHeaders = "res.sendFile: options.headers";
+// Fields read from options.requestHeaders or options.headers: more is a mistake (seven request fields count).
+constexpr std::uint32_t kMaxFields = 32;
+
+// Fields given as { name: value } (options.requestHeaders, options.headers): copies whose strings keep their
+// capacity from call to call, and the views SendFileOptions takes.
+struct FieldCopies {
+    std::vector<std::pair<std::string, std::string>> copies;
+    std::vector<HeaderField> views;
+};
 
 // What one call reads, kept per thread (each thread has its own loop and addon instance) so that its strings and
 // vectors are reused.
 struct SendFileArguments {
     SendFileOptions options;
-    std::vector<std::pair<std::string, std::string>> headerCopies;
-    std::vector<RequestHeaderField> headerViews;
+    FieldCopies requestHeaders;
+    FieldCopies headers;
 
     // Back to the defaults, keeping the strings' and vectors' storage.
     void reset() {
@@ -43,50 +51,58 @@ struct SendFileArguments {
         types.clear();
         options.root = std::move(root);
         options.mimeTypes = std::move(types);
-        headerViews.clear();
+        requestHeaders.views.clear();
+        headers.views.clear();
     }
 };
 
 thread_local SendFileArguments arguments;
 
-// options.requestHeaders: { name: value } copied from the request before an await.
-bool readRequestHeaders(OptionFields& fields, SendFileArguments& into) {
+// options.requestHeaders (copied from the request before an await) or options.headers (fields of the answer):
+// { name: value }, at most kMaxFields. Response fields are checked as writeHeader checks them.
+bool readFields(OptionFields& fields, const char* field, std::string_view name, bool responseFields,
+                FieldCopies& into) {
     v8::Isolate* isolate = fields.isolate();
     v8::Local<v8::Value> value;
-    if (!fields.get("requestHeaders", value)) return false;
+    if (!fields.get(field, value)) return false;
     if (value->IsUndefined() || value->IsNull()) return true;
     if (!value->IsObject() || value->IsFunction() || value->IsArray()) {
-        throwTypeError(isolate, (std::string(kRequestHeaders) + " must be an object of name: value").c_str());
+        throwTypeError(isolate, (std::string(name) + " must be an object of name: value").c_str());
         return false;
     }
     v8::Local<v8::Context> context = isolate->GetCurrentContext();
     v8::Local<v8::Object> object = value.As<v8::Object>();
     v8::Local<v8::Array> names;
     if (!object->GetOwnPropertyNames(context).ToLocal(&names)) return false;
-    if (names->Length() > kMaxRequestHeaders) {
-        throwRangeError(isolate, (std::string(kRequestHeaders) + " holds more than " +
-                                  std::to_string(kMaxRequestHeaders) + " fields")
-                                     .c_str());
+    if (names->Length() > kMaxFields) {
+        throwRangeError(isolate,
+                        (std::string(name) + " holds more than " + std::to_string(kMaxFields) + " fields").c_str());
         return false;
     }
-    if (into.headerCopies.size() < names->Length()) into.headerCopies.resize(names->Length());
-    OptionFields entries(isolate, object, kRequestHeaders);
+    if (into.copies.size() < names->Length()) into.copies.resize(names->Length());
+    OptionFields entries(isolate, object, name);
     for (std::uint32_t i = 0; i < names->Length(); ++i) {
-        v8::Local<v8::Value> name;
-        if (!names->Get(context, i).ToLocal(&name)) return false;
-        BytesArgument nameBytes;
-        if (!name->IsString() || !nameBytes.read(isolate, name)) {
-            throwTypeError(isolate, (std::string(kRequestHeaders) + " keys must be strings").c_str());
+        v8::Local<v8::Value> key;
+        if (!names->Get(context, i).ToLocal(&key)) return false;
+        BytesArgument keyBytes;
+        if (!key->IsString() || !keyBytes.read(isolate, key)) {
+            throwTypeError(isolate, (std::string(name) + " keys must be strings").c_str());
             return false;
         }
-        auto& [copiedName, copiedValue] = into.headerCopies[i];
-        copiedName.assign(nameBytes.view());
+        auto& [copiedName, copiedValue] = into.copies[i];
+        copiedName.assign(keyBytes.view());
         copiedValue.clear();
         if (!entries.readString(copiedName.c_str(), copiedValue)) return false;
+        if (responseFields &&
+            (!HttpResponse::isValidHeaderName(copiedName) || !HttpResponse::isValidHeaderValue(copiedValue))) {
+            throwTypeError(isolate, (std::string(name) + ": \"" + copiedName +
+                                     "\" must be a header name (a token) with a value without CR, LF or NUL")
+                                        .c_str());
+            return false;
+        }
     }
     for (std::uint32_t i = 0; i < names->Length(); ++i)
-        into.headerViews.emplace_back(into.headerCopies[i].first, into.headerCopies[i].second);
-    into.options.requestHeaders = into.headerViews;
+        into.views.emplace_back(into.copies[i].first, into.copies[i].second);
     return true;
 }
 
@@ -109,9 +125,12 @@ void ResponseWrap::sendFile(const Args& args) {
         }
         OptionFields fields(isolate, args[1].As<v8::Object>(), kOptions);
         if (!fields.readString("root", read.options.root) || !readServingOptions(fields, read.options) ||
-            !readRequestHeaders(fields, read)) {
+            !readFields(fields, "requestHeaders", kRequestHeaders, false, read.requestHeaders) ||
+            !readFields(fields, "headers", kHeaders, true, read.headers)) {
             return;
         }
+        read.options.requestHeaders = read.requestHeaders.views;
+        read.options.headers = read.headers.views;
     }
     // Read after the options, whose strings are copies by now, so that a long path may take the scratch buffer.
     BytesArgument path;

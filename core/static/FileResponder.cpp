@@ -51,7 +51,7 @@ RequestFields RequestFields::of(HttpRequest& request) noexcept {
     return fields;
 }
 
-RequestFields RequestFields::of(std::span<const RequestHeaderField> copies, bool head) noexcept {
+RequestFields RequestFields::of(std::span<const HeaderField> copies, bool head) noexcept {
     RequestFields fields;
     fields.head = head;
     for (const auto& [name, value] : copies) {
@@ -88,6 +88,15 @@ void RequestFields::take(std::string_view name, std::string_view value) noexcept
     }
     if (slot != nullptr && slot->data() == nullptr) *slot = value;
 }
+
+namespace {
+
+void writeExtraHeaders(HttpResponse& response, const ResponsePolicy& policy) {
+    for (const auto& [name, value] : policy.extraHeaders)
+        response.writeHeader(name, value);
+}
+
+}  // namespace
 
 void FileResponder::writeValidators(HttpResponse& response, const Representation& representation,
                                     const ResponsePolicy& policy, bool varies) const {
@@ -144,6 +153,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
         case PreconditionVerdict::NotModified:
             closeIfOpen(fd);
             response.writeStatus("304 Not Modified");
+            writeExtraHeaders(response, policy);
             writeValidators(response, representation, policy, varies);
             response.endWithoutBody();
             return;
@@ -178,6 +188,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
             return;
         case RangeVerdict::Satisfiable: {
             response.writeStatus("206 Partial Content");
+            writeExtraHeaders(response, policy);
             writeValidators(response, representation, policy, varies);
             response.writeHeader("Accept-Ranges", "bytes");
             if (ranges.ranges().size() == 1) {
@@ -197,6 +208,7 @@ void FileResponder::respond(HttpResponse& response, const RequestFields& fields,
             break;
     }
 
+    writeExtraHeaders(response, policy);
     writeValidators(response, representation, policy, varies);
     response.writeHeader("Accept-Ranges", "bytes");
     response.writeHeader("Content-Type", representation.contentType);

@@ -42,7 +42,7 @@ struct RequestFields {
     static RequestFields of(HttpRequest& request) noexcept;
     // Reads them from copies (SendFileOptions::requestHeaders: names in any case), for the answer to a request that
     // is gone; head: whether it was a HEAD.
-    static RequestFields of(std::span<const RequestHeaderField> fields, bool head) noexcept;
+    static RequestFields of(std::span<const HeaderField> fields, bool head) noexcept;
     // Whether answering reads the wall clock: a date to place (RFC 850's two-digit years), or a Range whose If-Range
     // date is only strong when Last-Modified is older than now. Most requests carry none of these.
     bool needClock() const noexcept { return !ifModifiedSince.empty() || !ifUnmodifiedSince.empty() || !range.empty(); }
@@ -59,6 +59,8 @@ struct ResponsePolicy {
     bool entityTag = true;
     bool lastModified = true;
     bool sendfile = true;  // a file's bytes may go by sendfile(2) (StaticFileOptions::sendfile)
+    // Fields a 200, 206 or 304 carries besides the file's own (SendFileOptions::headers), after its status.
+    std::span<const HeaderField> extraHeaders;
 };
 
 class FileResponder {

@@ -14,6 +14,15 @@ bool HttpResponse::sendFile(std::string_view path, const SendFileOptions& option
     auto& connection = *static_cast<HttpConnection*>(this);
     HttpServer& http = connection.server();
     std::string reason;
+    if (connection.hasWrittenStatus()) {
+        // The answer's status is sendFile's to choose (304, 206, 404...): one written already would stand.
+        if (error != nullptr) {
+            *error =
+                "sendFile: a status was written already (by writeStatus, or by writeHeader, which writes 200 "
+                "first): give the answer's own fields as options.headers";
+        }
+        return false;
+    }
     // The request's fields are views into the bytes it arrived in: readable only while its handler runs.
     const bool answered = files::StaticFileServer::of(http).sendFile(*this, http.requestBeingHandled(*this),
                                                                      connection.answersHead(), path, options, reason);

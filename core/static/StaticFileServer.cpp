@@ -101,7 +101,7 @@ bool StaticFileServer::sendFile(HttpResponse& response, HttpRequest* request, bo
     const RequestFields fields = request != nullptr && options.requestHeaders.empty()
                                      ? RequestFields::of(*request)
                                      : RequestFields::of(options.requestHeaders, head);
-    mount->sendFile(response, fields, path);
+    mount->sendFile(response, fields, path, options.headers);
     return true;
 }
 

@@ -150,7 +150,8 @@ void StaticMount::serve(HttpResponse& response, HttpRequest& request) {
     responder_.respond(response, fields, entry, fd, policy_, now, root_);
 }
 
-void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path) {
+void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path,
+                           std::span<const HeaderField> headers) {
     RequestPath resolved;
     const Dotfiles dotfiles = options_.dotfiles == DotfilePolicy::Allow ? Dotfiles::Allow : Dotfiles::Deny;
     int fd = -1;
@@ -165,7 +166,9 @@ void StaticMount::sendFile(HttpResponse& response, const RequestFields& fields, 
         return;
     }
     const std::int64_t now = fields.needClock() ? static_cast<std::int64_t>(std::time(nullptr)) : 0;
-    responder_.respond(response, fields, entry, fd, policy_, now, root_);
+    ResponsePolicy policy = policy_;
+    policy.extraHeaders = headers;
+    responder_.respond(response, fields, entry, fd, policy, now, root_);
 }
 
 void StaticMount::miss(HttpResponse& response, HttpRequest& request) {

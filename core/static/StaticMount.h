@@ -56,7 +56,9 @@ public:
     // HttpResponse::sendFile: answers with the file at path (beneath the root, not percent-encoded; a leading '/'
     // reads the same), by the same rules as serve(); a path that names no file (a folder, a dotfile under
     // Dotfiles::Deny, a ".." segment) gets 404, never a redirect or a fallthrough.
-    void sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path);
+    // headers: fields a 200, 206 or 304 carries besides the file's own.
+    void sendFile(HttpResponse& response, const RequestFields& fields, std::string_view path,
+                  std::span<const HeaderField> headers);
 
     // A variant the compression worker made (on the loop thread): added to its entry, and charged to the cache, when
     // the entry is still the one cached for its path and no sibling file provides that coding meanwhile.

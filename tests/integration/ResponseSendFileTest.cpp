@@ -141,6 +141,40 @@ TEST_P(ResponseSendFile, UnusableArgumentsWriteNothingAndSayWhy) {
     EXPECT_TRUE(notAFolder->body.starts_with("sendFile: cannot open the root folder")) << notAFolder->body;
 }
 
+TEST_P(ResponseSendFile, TheCallersFieldsGoInOptionsAndAWrittenStatusIsRefused) {
+    serve([this](App& app) {
+        app.get("/download", [this](HttpResponse* res, HttpRequest*) {
+            static constexpr HeaderField kFields[] = {{"Content-Disposition", "attachment; filename=\"hello.txt\""}};
+            SendFileOptions options;
+            options.headers = kFields;
+            EXPECT_TRUE(res->sendFile(absolute("hello.txt"), options));
+        });
+        app.get("/after-a-header", [this](HttpResponse* res, HttpRequest*) {
+            res->writeHeader("X-Early", "1");
+            std::string error;
+            EXPECT_FALSE(res->sendFile(absolute("hello.txt"), SendFileOptions{}, &error));
+            res->end(error);
+        });
+    });
+    auto whole = get("/download");
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(whole->status, 200);
+    EXPECT_EQ(whole->header("content-disposition"), "attachment; filename=\"hello.txt\"");
+    EXPECT_EQ(whole->body, "Hello, sendFile!\n");
+    auto part = get("/download", "Range: bytes=0-4\r\n");
+    ASSERT_TRUE(part);
+    EXPECT_EQ(part->status, 206);
+    EXPECT_EQ(part->header("content-disposition"), "attachment; filename=\"hello.txt\"");
+    auto notModified = get("/download", "If-None-Match: " + whole->header("etag") + "\r\n");
+    ASSERT_TRUE(notModified);
+    EXPECT_EQ(notModified->status, 304);
+    EXPECT_EQ(notModified->header("content-disposition"), "attachment; filename=\"hello.txt\"");
+    auto refused = get("/after-a-header");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 200);
+    EXPECT_TRUE(refused->body.starts_with("sendFile: a status was written already")) << refused->body;
+}
+
 TEST_P(ResponseSendFile, DifferentOptionsAreBoundedPerApp) {
     serve([this](App& app) {
         app.get("/age/:seconds", [this](HttpResponse* res, HttpRequest* req) {
@@ -203,7 +237,7 @@ TEST_P(ResponseSendFile, CopiedFieldsAnswerLikeTheRequestWouldHave) {
                 copies->emplace_back(name, req->getHeader(name));
             res->onAborted([] {});
             app.defer([this, res, copies] {
-                std::vector<RequestHeaderField> fields;
+                std::vector<HeaderField> fields;
                 for (const auto& [name, value] : *copies) {
                     // Names in any case.
                     fields.emplace_back(name == "range" ? std::string_view("RANGE") : std::string_view(name), value);

@@ -103,6 +103,43 @@ test('a precompressed sibling goes to a client that accepts it (curl --compresse
   assert.equal(await curl(['--compressed', url('/page')]), page);
 });
 
+test('options.headers go with the answer (200, 206, 304); after writeHeader sendFile throws and res stays usable', async (t) => {
+  const root = folder(t, { 'report.csv': 'a,b\n1,2\n' });
+  const headers = { 'Content-Disposition': 'attachment; filename="report.csv"' };
+  let refusal;
+  const { url } = listen(t, (app) => app
+    .get('/report', (res) => { res.sendFile('report.csv', { root, headers }); })
+    .get('/late', (res) => {
+      res.writeHeader('x-early', '1');
+      try {
+        res.sendFile('report.csv', { root });
+      } catch (error) {
+        refusal = error;
+      }
+      res.end('still usable');
+    })
+    .get('/bad', (res) => {
+      try {
+        res.sendFile('report.csv', { root, headers: { 'X-Bad': 'a\r\nb' } });
+      } catch (error) {
+        res.end(`${error.constructor.name}: ${error.message}`);
+      }
+    }));
+  const whole = await fetch(url('/report'));
+  assert.equal(whole.headers.get('content-disposition'), 'attachment; filename="report.csv"');
+  assert.equal(await whole.text(), 'a,b\n1,2\n');
+  const part = await fetch(url('/report'), { headers: { range: 'bytes=0-2' } });
+  assert.equal(part.status, 206);
+  assert.equal(part.headers.get('content-disposition'), 'attachment; filename="report.csv"');
+  const notModified = await fetch(url('/report'), { headers: { 'if-none-match': whole.headers.get('etag') } });
+  assert.equal(notModified.status, 304);
+  assert.equal(await (await fetch(url('/late'))).text(), 'still usable');
+  assert.equal(refusal.name, 'Error');
+  assert.match(refusal.message, /^res\.sendFile: a status was written already .* options\.headers$/);
+  assert.equal(await (await fetch(url('/bad'))).text(),
+    'TypeError: res.sendFile: options.headers: "X-Bad" must be a header name (a token) with a value without CR, LF or NUL');
+});
+
 test('a streamed file cut off by the client runs the handler\'s onAborted once', async (t) => {
   const root = folder(t, { 'big.bin': Buffer.alloc(32 * 1024 * 1024, 'b') });
   let aborted = 0;

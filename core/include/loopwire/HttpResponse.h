@@ -99,11 +99,13 @@ public:
     // the socket drains. No file there (or a folder, a dotfile under DotfilePolicy::Deny, a ".." segment): 404.
     // The request's fields are read when it is called while the request's handler runs; called later (after
     // onAborted, from another callback), the request is gone: it answers as to a request without them (200, the
-    // whole file, not compressed), unless options.requestHeaders carries copies. The response is complete, or
-    // streaming on its own, when it returns true; onAborted still runs if the peer goes away before the end, and the
-    // response must not be used again either way. Returns false, having written nothing, when path is relative
-    // without options.root, or the options cannot be used (error says why: a root that is not a folder, a bad media
-    // type, too many different options). Allocates only on the first call with given options.
+    // whole file, not compressed), unless options.requestHeaders carries copies. The status is sendFile's to choose:
+    // fields of the caller's own go in options.headers, and a status written before (by writeStatus, or by
+    // writeHeader, which writes 200) makes it refuse. The response is complete, or streaming on its own, when it
+    // returns true; onAborted still runs if the peer goes away before the end, and the response must not be used
+    // again either way. Returns false, having written nothing, when path is relative without options.root, a status
+    // was written, or the options cannot be used (error says why: a root that is not a folder, a bad media type, too
+    // many different options). Allocates only on the first call with given options.
     bool sendFile(std::string_view path);
     bool sendFile(std::string_view path, const SendFileOptions& options, std::string* error = nullptr);
     // Body bytes sent (or taken for sending) so far.

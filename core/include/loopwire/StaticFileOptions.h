@@ -60,8 +60,8 @@ struct StaticFileOptions : FileServingOptions {
     bool fallthrough = false;
 };
 
-// A request field by name (any case) and value, for SendFileOptions::requestHeaders.
-using RequestHeaderField = std::pair<std::string_view, std::string_view>;
+// A header field by name and value, for SendFileOptions' requestHeaders and headers.
+using HeaderField = std::pair<std::string_view, std::string_view>;
 
 // How HttpResponse::sendFile answers with one file (res.sendFile in JavaScript). Calls with the same root and serving
 // options share one cache (and its compressed variants); at most StaticFileServer::kMaxSendFileSetups different ones
@@ -73,7 +73,11 @@ struct SendFileOptions : FileServingOptions {
     // The fields the answer depends on (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since, If-Range,
     // Range, Accept-Encoding), copied by a caller that sends the file after its handler returned, when the request
     // is gone. Read instead of the request's own when not empty; other names are ignored. Views: valid for the call.
-    std::span<const RequestHeaderField> requestHeaders;
+    std::span<const HeaderField> requestHeaders;
+    // Fields the answer carries besides its own (Content-Disposition, a Cache-Control of its own): written after the
+    // status of a 200, 206 or 304, not of an error. The way to add fields: one written before sendFile (writeHeader)
+    // would fix the status at 200, so sendFile refuses to run after one. Views: valid for the call.
+    std::span<const HeaderField> headers;
 };
 
 }  // namespace loopwire

@@ -174,7 +174,8 @@ App().get('/download/:name', async (res, req) => {
   const requestHeaders: Record<string, string> = { range: req.getHeader('range') };
   res.onAborted(() => {});
   await Promise.resolve();
-  const same: HttpResponse = res.sendFile(name, { ...downloadOptions, requestHeaders });
+  const headers: Record<string, string> = { 'Content-Disposition': 'attachment' };
+  const same: HttpResponse = res.sendFile(name, { ...downloadOptions, requestHeaders, headers });
   void same;
 });
 
