@@ -4,7 +4,6 @@
 #include "compress/Encoder.h"
 #include "loop/Loop.h"
 
-#include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,14 +55,8 @@ void CompressionWorker::schedule(StaticMount* mount, std::shared_ptr<CachedFile>
 
 std::string CompressionWorker::readSource(const Result& job) {
     const FileIdentity& identity = job.entry->identity;
-    std::string bytes(static_cast<std::size_t>(identity.size), '\0');
-    std::size_t got = 0;
-    while (got < bytes.size()) {
-        const ssize_t n = ::pread(job.fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return {};
-        got += static_cast<std::size_t>(n);
-    }
+    std::string bytes;
+    if (!StaticMount::readWhole(job.fd, identity.size, bytes)) return {};
     // Changed while read (or since the entry was made): no variant, rather than one of another version's bytes.
     struct stat status;
     if (::fstat(job.fd, &status) != 0 || FileIdentity::of(status) != identity) return {};

@@ -26,13 +26,10 @@ int openVariant(const FileRoot& root, const CachedFile& file, compress::ContentC
     for (std::size_t i = 0; i < CachedFile::kPrecompressedCodings; ++i) {
         if (CachedFile::kPrecompressedOrder[i] == coding) suffix = CachedFile::kPrecompressedSuffixes[i];
     }
-    char path[FileRoot::kMaxStackPathBytes];
-    if (suffix.empty() || file.key.size() + suffix.size() >= sizeof path) return -1;
-    std::copy(suffix.begin(), suffix.end(), std::copy(file.key.begin(), file.key.end(), path));
-    const int fd = root.open(std::string_view(path, file.key.size() + suffix.size()));
-    if (fd < 0) return -1;
     struct stat status;
-    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || FileIdentity::of(status) != identity) {
+    const int fd = suffix.empty() ? -1 : root.openRegular(file.key, suffix, status);
+    if (fd < 0) return -1;
+    if (FileIdentity::of(status) != identity) {
         ::close(fd);
         return -1;
     }

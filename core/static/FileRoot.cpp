@@ -97,6 +97,23 @@ int FileRoot::open(std::string_view relativePath) const noexcept {
     return openByWalking(path);
 }
 
+int FileRoot::openRegular(std::string_view relativePath, std::string_view suffix, struct stat& status) const noexcept {
+    char path[kMaxStackPathBytes];
+    if (relativePath.size() + suffix.size() >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    std::memcpy(path, relativePath.data(), relativePath.size());
+    std::memcpy(path + relativePath.size(), suffix.data(), suffix.size());
+    const int fd = open(std::string_view(path, relativePath.size() + suffix.size()));
+    if (fd < 0) return -1;
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int FileRoot::openWithOpenat2(const char* relativePath) const noexcept {
     // RESOLVE_BENEATH refuses "..", absolute paths and links that lead above the root (EXDEV), and an absolute
     // link (ELOOP is not promised: EXDEV is); RESOLVE_NO_MAGICLINKS refuses /proc/self/fd-style links.

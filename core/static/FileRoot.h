@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 
 namespace loopwire::files {
 
@@ -43,6 +44,9 @@ public:
     // where the link stands for a folder; EACCES, ...).
     // relativePath must hold no NUL. Does not allocate for paths up to kMaxStackPathBytes.
     int open(std::string_view relativePath) const noexcept;
+    // open() of relativePath followed by suffix (a precompressed sibling: "app.js" + ".br"), kept only when it is a
+    // regular file, whose status goes into status; -1 otherwise.
+    int openRegular(std::string_view relativePath, std::string_view suffix, struct stat& status) const noexcept;
 
     static constexpr std::size_t kMaxStackPathBytes = 4096;
 

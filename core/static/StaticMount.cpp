@@ -48,20 +48,6 @@ std::uint8_t formatEntityTag(char* out, const FileIdentity& identity) noexcept {
     return static_cast<std::uint8_t>(at - out);
 }
 
-// Reads the whole file (size bytes) into body; false when it could not, or it changed size meanwhile.
-bool readWhole(int fd, std::uint64_t size, std::string& body) {
-    body.resize(static_cast<std::size_t>(size));
-    std::size_t got = 0;
-    while (got < body.size()) {
-        ssize_t n = ::pread(fd, body.data() + got, body.size() - got, static_cast<off_t>(got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        got += static_cast<std::size_t>(n);
-    }
-    char extra;
-    return ::pread(fd, &extra, 1, static_cast<off_t>(got)) == 0;
-}
-
 std::string cacheControlFor(const StaticFileOptions& options) {
     if (options.maxAgeSeconds == 0 && !options.immutable) return {};
     std::string value = "public, max-age=" + std::to_string(options.maxAgeSeconds);
@@ -277,6 +263,19 @@ std::shared_ptr<CachedFile> StaticMount::load(std::string_view path, int fd, con
     return entry;
 }
 
+bool StaticMount::readWhole(int fd, std::uint64_t size, std::string& body) {
+    body.resize(static_cast<std::size_t>(size));
+    std::size_t got = 0;
+    while (got < body.size()) {
+        ssize_t n = ::pread(fd, body.data() + got, body.size() - got, static_cast<off_t>(got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        got += static_cast<std::size_t>(n);
+    }
+    char extra;
+    return ::pread(fd, &extra, 1, static_cast<off_t>(got)) == 0;
+}
+
 bool StaticMount::readStable(int fd, FileIdentity& identity, std::string& body) {
     for (int attempt = 0; attempt < kMaxLoadAttempts; ++attempt) {
         struct stat after;
@@ -297,17 +296,9 @@ bool StaticMount::readStable(int fd, FileIdentity& identity, std::string& body) 
 }
 
 FileIdentity StaticMount::siblingIdentity(std::string_view path, std::string_view suffix, int* fd) const {
-    char sibling[RequestPath::kMaxPathBytes + 1];
-    if (path.size() + suffix.size() > RequestPath::kMaxPathBytes) return {};
-    char* end = std::copy(path.begin(), path.end(), sibling);
-    end = std::copy(suffix.begin(), suffix.end(), end);
-    const int opened = root_.open(std::string_view(sibling, static_cast<std::size_t>(end - sibling)));
-    if (opened < 0) return {};
     struct stat status;
-    if (::fstat(opened, &status) != 0 || !S_ISREG(status.st_mode)) {
-        ::close(opened);
-        return {};
-    }
+    const int opened = root_.openRegular(path, suffix, status);
+    if (opened < 0) return {};
     if (fd != nullptr) {
         *fd = opened;
     } else {

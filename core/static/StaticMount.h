@@ -64,6 +64,9 @@ public:
     // the entry is still the one cached for its path and no sibling file provides that coding meanwhile.
     void addCompressedVariant(CompressionWorker::Result& result);
 
+    // Reads the whole file fd (size bytes) into body; false when it could not, or it is not that size (any thread).
+    static bool readWhole(int fd, std::uint64_t size, std::string& body);
+
     const std::string& prefix() const noexcept { return prefix_; }
     FileCache& cache() noexcept { return cache_; }
 
