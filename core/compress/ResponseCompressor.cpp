@@ -27,10 +27,7 @@ std::size_t indexOf(ContentCoding coding) noexcept { return static_cast<std::siz
 
 }  // namespace
 
-ResponseCompressor& ResponseCompressor::of(HttpServer& http) {
-    if (http.responseCoder() == nullptr) http.setResponseCoder(std::make_unique<ResponseCompressor>());
-    return static_cast<ResponseCompressor&>(*http.responseCoder());
-}
+ResponseCompressor& ResponseCompressor::of(HttpServer& http) { return http.installedExtension<ResponseCompressor>(); }
 
 bool ResponseCompressor::addRule(std::string_view pattern, const ResponseCompressionOptions& options,
                                  std::string& error) {

@@ -174,11 +174,7 @@ void App::close() { server_->close(); }
 void App::defer(Task task) { loop_->defer(std::move(task)); }
 
 std::size_t App::connectionCount() const noexcept {
-    std::size_t count = server_->connections().size();
-    for (ServerExtensionKind kind : {ServerExtensionKind::WebSockets, ServerExtensionKind::StaticFiles}) {
-        if (ServerExtension* extension = server_->extension(kind)) count += extension->connectionCount();
-    }
-    return count;
+    return server_->connections().size() + server_->extensionConnectionCount();
 }
 
 int App::localPort(const ListenSocket* listenSocket) noexcept {

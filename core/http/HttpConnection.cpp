@@ -173,14 +173,11 @@ void HttpConnection::handOver(Socket& successor) noexcept {
 
 void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
     responsePending_ = true;
-    statusWritten_ = headersEnded_ = chunkedResponse_ = contentLengthResponse_ = false;
-    noBodyStatus_ = switchingStatus_ = refusedWrite_ = false;
-    hasDeclaredLength_ = connectionWritten_ = false;
+    head_.begin(head.method == "HEAD");
     coding_ = {};
     writeOffset_ = 0;
     keepAlive_ = head.keepAlive;
     http10_ = head.httpMinor == 0;
-    headRequest_ = head.method == "HEAD";
     // The bytes after a CONNECT head belong to a tunnel loopwire does not provide.
     closeAfterResponse_ = head.method == "CONNECT";
     onAborted_ = nullptr;
@@ -195,7 +192,7 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
         return;
     }
     if (!handled) {
-        if (!statusWritten_ && !headersEnded_) {
+        if (!head_.statusWritten()) {
             writeStatusLine("404 Not Found");
             writeHeaderField("Content-Type", "text/plain");
             endResponse("Not Found", false);
@@ -212,7 +209,7 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
 }
 
 void HttpConnection::answerUnhandled(std::string_view cannedResponse) {
-    if (!statusWritten_ && !headersEnded_) {
+    if (!head_.statusWritten()) {
         write(cannedResponse);
         responsePending_ = false;
         startLingeringClose();
@@ -274,7 +271,7 @@ void HttpConnection::onEnd() {
 }
 
 void HttpConnection::refuse(HttpError error) {
-    if (responsePending_ && (statusWritten_ || headersEnded_)) {
+    if (responsePending_ && head_.statusWritten()) {
         closeNow();
         return;
     }
@@ -328,10 +325,9 @@ void HttpConnection::corkForHeaders() {
 
 void HttpConnection::ensureStatus() {
     // The default status is a constant: one write, and none of the checks a handler's status needs.
-    if (statusWritten_) return;
+    if (head_.statusWritten()) return;
     write(kDefaultStatusLine);
-    noBodyStatus_ = false;
-    statusWritten_ = true;
+    head_.writeDefaultStatus();
 }
 
 namespace {
@@ -361,34 +357,32 @@ bool listsClose(std::string_view value) noexcept {
 bool HttpConnection::writeStatusLine(std::string_view status) {
     // Checked first, so that a malformed status is refused (and reported) whatever the state.
     if (status.size() < 3 || !HttpResponse::isValidHeaderValue(status)) {
-        refusedWrite_ = true;
+        head_.refuseWrite();
         return false;
     }
     if (!responsePending_ || isClosed()) return true;
-    if (statusWritten_ || headersEnded_) [[unlikely]] {
+    if (head_.statusWritten()) [[unlikely]] {
         server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateStatus);
         return true;
     }
-    noBodyStatus_ = status[0] == '1' || status.substr(0, 3) == "204" || status.substr(0, 3) == "304";
-    switchingStatus_ = status.substr(0, 3) == "101";
+    head_.writeStatus(status);
     // A part of a representation is never coded: its ranges count the plain bytes.
     if (coding_.matched() && status.substr(0, 3) == "206") [[unlikely]]
         coding_.declined = true;
     write("HTTP/1.1 ");
     write(status);
     write("\r\n");
-    statusWritten_ = true;
     return true;
 }
 
 bool HttpConnection::writeHeaderField(std::string_view key, std::string_view value) {
     // Checked first, so that a malformed field is refused (and reported) whatever the state.
     if (!HttpResponse::isValidHeaderName(key) || !HttpResponse::isValidHeaderValue(value)) {
-        refusedWrite_ = true;
+        head_.refuseWrite();
         return false;
     }
     if (!responsePending_ || isClosed()) return true;
-    if (headersEnded_) [[unlikely]] {
+    if (head_.ended()) [[unlikely]] {
         server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateHeader);
         return true;
     }
@@ -401,41 +395,41 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         // writeContentLength). A value that is not a length is refused.
         std::optional<std::uint64_t> length = parseLength(value);
         if (!length) {
-            refusedWrite_ = true;
+            head_.refuseWrite();
             return true;
         }
-        declaredLength_ = *length;
-        hasDeclaredLength_ = true;
+        head_.declareLength(*length);
         return true;
     }
     if (equalsLowerCase(key, "connection")) {
         // The handler's own Connection field replaces the one loopwire would add; `close` in it is obeyed.
-        connectionWritten_ = true;
+        head_.noteConnectionField();
         if (listsClose(value)) closeAfterResponse_ = true;
     }
     writeParts(key, ": ", value, "\r\n");
     return true;
 }
 
-void HttpConnection::writeHeadEnd(std::string_view framing) {
+void HttpConnection::writeHeadEnd(ResponseHead::Framing framing) {
     // A Connection field written by the handler stands alone; otherwise loopwire says what HTTP/1.1 does not
     // imply.
     std::string_view dateEnd = "\r\n";
-    if (!connectionWritten_ && !keepAlive_) {
+    if (!head_.connectionFieldWritten() && !keepAlive_) {
         dateEnd = "\r\nConnection: close\r\n";
-    } else if (!connectionWritten_ && http10_) {
+    } else if (!head_.connectionFieldWritten() && http10_) {
         dateEnd = "\r\nConnection: keep-alive\r\n";
     }
-    writeParts("Date: ", loop().date(), dateEnd, framing, "\r\n");
-    headersEnded_ = true;
+    std::string_view framingField = framing == ResponseHead::Framing::Chunked ? "Transfer-Encoding: chunked\r\n" : "";
+    writeParts("Date: ", loop().date(), dateEnd, framingField, "\r\n");
+    head_.end(framing);
 }
 
 bool HttpConnection::writeChunk(std::string_view chunk) {
     if (!responsePending_ || isClosed()) return false;
     if (coding_.matched()) [[unlikely]]
         return writeCodedChunk(chunk);
-    if (!headersEnded_) beginChunkedBody();
-    if (chunk.empty() || headRequest_ || noBodyStatus_) return bufferedBytes() == 0;
+    if (!head_.ended()) beginChunkedBody();
+    if (chunk.empty() || head_.omitsBody()) return bufferedBytes() == 0;
     writeOffset_ += chunk.size();
     return writeChunkFraming(chunk);
 }
@@ -445,16 +439,15 @@ void HttpConnection::beginChunkedBody() {
     if (http10_) {
         // HTTP/1.0 has no chunked coding: the body runs until the connection closes.
         keepAlive_ = false;
-        writeHeadEnd({});
+        writeHeadEnd(ResponseHead::Framing::UntilClose);
     } else {
-        chunkedResponse_ = true;
-        writeHeadEnd("Transfer-Encoding: chunked\r\n");
+        writeHeadEnd(ResponseHead::Framing::Chunked);
     }
 }
 
 bool HttpConnection::writeChunkFraming(std::string_view bytes) {
     if (bytes.empty()) return bufferedBytes() == 0;
-    if (!chunkedResponse_) return write(bytes);
+    if (!head_.chunked()) return write(bytes);
     char digits[20];
     write(formatHex(bytes.size(), digits));
     write("\r\n");
@@ -466,10 +459,10 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
     if (!responsePending_ || isClosed()) return;
     if (coding_.matched()) [[unlikely]]
         return endCoded(body, closeConnection);
-    if (closeConnection && !headersEnded_) keepAlive_ = false;
-    if (!headersEnded_) {
-        if (!headRequest_ && !hasDeclaredLength_ && keepAlive_ && !http10_ && !connectionWritten_ &&
-            (!statusWritten_ || !noBodyStatus_)) {
+    if (closeConnection && !head_.ended()) keepAlive_ = false;
+    if (!head_.ended()) {
+        if (!head_.omitsBody() && !head_.hasDeclaredLength() && keepAlive_ && !http10_ &&
+            !head_.connectionFieldWritten()) {
             // The common answer (a body with its length, on a keep-alive HTTP/1.1 connection) in one write: what
             // ensureStatus, writeContentLength, writeHeadEnd and the body's write would write one after another.
             char digits[20];
@@ -477,33 +470,32 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
                 writeParts(statusLine..., "Content-Length: ", formatDecimal(body.size(), digits),
                            "\r\nDate: ", loop().date(), "\r\n\r\n", body);
             };
-            if (statusWritten_) {
+            if (head_.statusWritten()) {
                 writeHeadAndBody();
             } else {
-                statusWritten_ = true;
-                noBodyStatus_ = false;
+                head_.writeDefaultStatus();
                 writeHeadAndBody(kDefaultStatusLine);
             }
-            headersEnded_ = true;
+            head_.end(ResponseHead::Framing::Length);
             writeOffset_ += body.size();
             return finishResponse(closeConnection);
         }
         ensureStatus();
-        if (noBodyStatus_ && body.empty()) {
-            writeHeadEnd({});
+        if (head_.bodilessStatus() && body.empty()) {
+            writeHeadEnd(ResponseHead::Framing::Length);
         } else {
             // The answer to HEAD may state the length of the body it leaves out, given as a header.
-            bool lengthOnly = body.empty() && headRequest_ && hasDeclaredLength_;
-            writeContentLength(lengthOnly ? declaredLength_ : body.size());
-            writeHeadEnd({});
-            if (!headRequest_ && !noBodyStatus_) write(body);
+            bool lengthOnly = body.empty() && head_.answersHead() && head_.hasDeclaredLength();
+            writeContentLength(lengthOnly ? head_.declaredLength() : body.size());
+            writeHeadEnd(ResponseHead::Framing::Length);
+            if (!head_.omitsBody()) write(body);
         }
         writeOffset_ += body.size();
-    } else if (chunkedResponse_) {
+    } else if (head_.chunked()) {
         writeChunk(body);
-        if (!headRequest_ && !noBodyStatus_) write("0\r\n\r\n");
+        if (!head_.omitsBody()) write("0\r\n\r\n");
     } else {
-        if (!headRequest_ && !noBodyStatus_) write(body);
+        if (!head_.omitsBody()) write(body);
         writeOffset_ += body.size();
     }
     finishResponse(closeConnection);
@@ -513,19 +505,21 @@ void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength,
     if (!responsePending_ || isClosed()) return;
     if (coding_.matched()) [[unlikely]] {
         if (codingStream_ != nullptr) return endCoded({}, closeConnection);
-        if (!headersEnded_) writeCodingFields(false);
+        if (!head_.ended()) writeCodingFields(false);
     }
-    if (closeConnection && !headersEnded_) keepAlive_ = false;
-    if (!headersEnded_) {
+    if (closeConnection && !head_.ended()) keepAlive_ = false;
+    if (!head_.ended()) {
         ensureStatus();
-        if (!reportedLength && hasDeclaredLength_ && !noBodyStatus_) reportedLength = declaredLength_;
+        if (!reportedLength && head_.hasDeclaredLength() && !head_.bodilessStatus()) {
+            reportedLength = head_.declaredLength();
+        }
         if (reportedLength) {
             writeContentLength(*reportedLength);
-        } else if (!headRequest_ && !noBodyStatus_) {
+        } else if (!head_.omitsBody()) {
             write("Content-Length: 0\r\n");
         }
-        writeHeadEnd({});
-    } else if (chunkedResponse_ && !headRequest_ && !noBodyStatus_) {
+        writeHeadEnd(ResponseHead::Framing::Length);
+    } else if (head_.chunked() && !head_.omitsBody()) {
         write("0\r\n\r\n");
     }
     finishResponse(closeConnection);
@@ -535,7 +529,7 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     if (!responsePending_ || isClosed()) return {true, true};
     if (coding_.matched()) [[unlikely]]
         return tryEndCoded(data, totalSize, closeConnection);
-    if (chunkedResponse_) {
+    if (head_.chunked()) {
         // A chunked response already started: go on in chunks and finish at totalSize.
         bool ok = writeChunk(data);
         if (writeOffset_ >= totalSize) {
@@ -548,35 +542,34 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
     // Bytes past totalSize would be read as the start of the next response: they are not sent.
     std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
     if (data.size() > room) data = data.substr(0, static_cast<std::size_t>(room));
-    std::size_t taken = (headRequest_ || noBodyStatus_) ? data.size() : tryWrite(data);
+    std::size_t taken = head_.omitsBody() ? data.size() : tryWrite(data);
     return sizedBodyProgress(taken, data.size(), totalSize, closeConnection);
 }
 
 std::pair<bool, bool> HttpConnection::tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
                                                      std::uint64_t totalSize, bool closeConnection) {
     if (!responsePending_ || isClosed()) return {true, true};
-    if (chunkedResponse_) {
+    if (head_.chunked()) {
         // A body begun in chunks cannot go on from the page cache: the caller reads the file (tryEnd) instead.
         return {false, false};
     }
     // A file's bytes go from the page cache as they are: never coded (a coded file is a static mount's variant).
-    if (coding_.matched() && !headersEnded_) [[unlikely]]
+    if (coding_.matched() && !head_.ended()) [[unlikely]]
         writeCodingFields(false);
     beginSizedBody(totalSize, closeConnection);
     std::uint64_t room = totalSize > writeOffset_ ? totalSize - writeOffset_ : 0;
     if (count > room) count = room;
     const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(count, SIZE_MAX));
-    std::size_t taken = (headRequest_ || noBodyStatus_) ? wanted : trySendFile(fd, fileOffset, wanted);
+    std::size_t taken = head_.omitsBody() ? wanted : trySendFile(fd, fileOffset, wanted);
     return sizedBodyProgress(taken, wanted, totalSize, closeConnection);
 }
 
 inline void HttpConnection::beginSizedBody(std::uint64_t totalSize, bool closeConnection) {
-    if (headersEnded_) return;
+    if (head_.ended()) return;
     if (closeConnection) keepAlive_ = false;
     ensureStatus();
-    contentLengthResponse_ = true;
     writeContentLength(totalSize);
-    writeHeadEnd({});
+    writeHeadEnd(ResponseHead::Framing::Length);
 }
 
 inline std::pair<bool, bool> HttpConnection::sizedBodyProgress(std::size_t taken, std::size_t wanted,
@@ -596,7 +589,7 @@ inline std::pair<bool, bool> HttpConnection::sizedBodyProgress(std::size_t taken
 
 inline void HttpConnection::writeContentLength(std::uint64_t length) {
     // One Content-Length per response: the body's own length wins over a different one the handler wrote.
-    if (hasDeclaredLength_ && declaredLength_ != length) refusedWrite_ = true;
+    if (head_.hasDeclaredLength() && head_.declaredLength() != length) head_.refuseWrite();
     char digits[20];
     writeParts("Content-Length: ", formatDecimal(length, digits), "\r\n");
 }
@@ -751,7 +744,7 @@ void HttpConnection::onTimeout() {
         return;
     }
     bool requestInProgress = phase_ == Phase::Body || headDeadlineMs_ != 0;
-    if (requestInProgress && !statusWritten_ && !headersEnded_) {
+    if (requestInProgress && !head_.statusWritten()) {
         // Too slow a head or body: say so, then close.
         write(k408);
     }
@@ -783,7 +776,7 @@ void HttpConnection::releaseCallbacksIfDone() noexcept {
 // written in pieces goes through one compressor whose output each piece flushes. Why each rule: docs/compression.md.
 
 bool HttpConnection::noteFieldForCoding(std::string_view key, std::string_view value) {
-    ResponseCoder& coder = *server_.responseCoder();
+    ResponseCoder& coder = *server_.extension<ResponseCoder>();
     if (equalsLowerCase(key, "content-type")) {
         coding_.compressibleType = coder.isCompressibleType(value);
     } else if (equalsLowerCase(key, "content-encoding")) {
@@ -803,15 +796,15 @@ bool HttpConnection::noteFieldForCoding(std::string_view key, std::string_view v
 }
 
 bool HttpConnection::codable(std::uint64_t bodyBytes) const noexcept {
-    return coding_.applies() && !headRequest_ && !noBodyStatus_ && !hasDeclaredLength_ &&
-           bodyBytes >= server_.responseCoder()->minBytes(coding_);
+    return coding_.applies() && !head_.omitsBody() && !head_.hasDeclaredLength() &&
+           bodyBytes >= server_.extension<ResponseCoder>()->minBytes(coding_);
 }
 
 void HttpConnection::writeCodingFields(bool coded) {
     ensureStatus();
     // A cache must keep the coded and plain answers apart whenever the type could be coded, coded this time or not.
     if (coding_.compressibleType && !coding_.varyWritten) write("Vary: Accept-Encoding\r\n");
-    if (coded) writeParts("Content-Encoding: ", server_.responseCoder()->token(coding_), "\r\n");
+    if (coded) writeParts("Content-Encoding: ", server_.extension<ResponseCoder>()->token(coding_), "\r\n");
     if (codingStream_ == nullptr) coding_ = {};
 }
 
@@ -820,9 +813,9 @@ void HttpConnection::endCoded(std::string_view body, bool closeConnection) {
         if (finishCodedStream(body)) finishResponse(closeConnection);
         return;
     }
-    if (!headersEnded_) {
+    if (!head_.ended()) {
         std::optional<std::string_view> coded;
-        if (codable(body.size())) coded = server_.responseCoder()->encodeWhole(coding_, body);
+        if (codable(body.size())) coded = server_.extension<ResponseCoder>()->encodeWhole(coding_, body);
         writeCodingFields(coded.has_value());
         if (coded) body = *coded;
     }
@@ -831,7 +824,7 @@ void HttpConnection::endCoded(std::string_view body, bool closeConnection) {
 }
 
 bool HttpConnection::beginCodedStream(std::uint64_t bodyBytes) {
-    if (codable(bodyBytes)) codingStream_ = server_.responseCoder()->beginStream(coding_);
+    if (codable(bodyBytes)) codingStream_ = server_.extension<ResponseCoder>()->beginStream(coding_);
     writeCodingFields(codingStream_ != nullptr);
     if (codingStream_ == nullptr) return false;
     beginChunkedBody();
@@ -839,10 +832,10 @@ bool HttpConnection::beginCodedStream(std::uint64_t bodyBytes) {
 }
 
 bool HttpConnection::writeCodedChunk(std::string_view chunk) {
-    if (!headersEnded_ && !beginCodedStream(UINT64_MAX)) return writeChunk(chunk);
+    if (!head_.ended() && !beginCodedStream(UINT64_MAX)) return writeChunk(chunk);
     if (chunk.empty()) return bufferedBytes() == 0;
     std::optional<std::string_view> coded =
-        server_.responseCoder()->encodeStream(*codingStream_, chunk, StreamFlush::Sync);
+        server_.extension<ResponseCoder>()->encodeStream(*codingStream_, chunk, StreamFlush::Sync);
     if (!coded) {
         // The body cannot go on coded, nor switch to plain bytes midway: the client sees it cut short.
         closeNow();
@@ -854,7 +847,7 @@ bool HttpConnection::writeCodedChunk(std::string_view chunk) {
 
 std::pair<bool, bool> HttpConnection::tryEndCoded(std::string_view data, std::uint64_t totalSize,
                                                   bool closeConnection) {
-    if (!headersEnded_) {
+    if (!head_.ended()) {
         if (closeConnection) keepAlive_ = false;
         if (!beginCodedStream(totalSize)) return tryEnd(data, totalSize, closeConnection);
     }
@@ -868,7 +861,7 @@ std::pair<bool, bool> HttpConnection::tryEndCoded(std::string_view data, std::ui
     }
     // Not flushed: a sized body is usually given in large pieces, and the coder's own blocks compress better.
     std::optional<std::string_view> coded =
-        server_.responseCoder()->encodeStream(*codingStream_, data, StreamFlush::Keep);
+        server_.extension<ResponseCoder>()->encodeStream(*codingStream_, data, StreamFlush::Keep);
     if (!coded) {
         closeNow();
         return {false, true};
@@ -884,7 +877,7 @@ std::pair<bool, bool> HttpConnection::tryEndCoded(std::string_view data, std::ui
 
 bool HttpConnection::finishCodedStream(std::string_view input) {
     std::optional<std::string_view> coded =
-        server_.responseCoder()->encodeStream(*codingStream_, input, StreamFlush::Finish);
+        server_.extension<ResponseCoder>()->encodeStream(*codingStream_, input, StreamFlush::Finish);
     releaseCodingStream();
     coding_ = {};
     if (!coded) {
@@ -893,13 +886,13 @@ bool HttpConnection::finishCodedStream(std::string_view input) {
     }
     writeOffset_ += input.size();
     writeChunkFraming(*coded);
-    if (chunkedResponse_) write("0\r\n\r\n");
+    if (head_.chunked()) write("0\r\n\r\n");
     return true;
 }
 
 void HttpConnection::releaseCodingStream() noexcept {
     if (codingStream_ == nullptr) return;
-    server_.responseCoder()->endStream(*codingStream_);
+    server_.extension<ResponseCoder>()->endStream(*codingStream_);
     codingStream_ = nullptr;
 }
 

@@ -15,6 +15,7 @@
 #include "ChunkedDecoder.h"
 #include "HttpParser.h"
 #include "ResponseCoder.h"
+#include "ResponseHead.h"
 #include "base/Limits.h"
 #include "net/Socket.h"
 
@@ -64,12 +65,12 @@ public:
     // request body being read, nothing written but a 101 status line and header fields, which the 101 answer
     // then carries: engine.io and crossws write them before upgrading, as uWebSockets allows).
     bool canSwitchProtocols() const noexcept {
-        return responsePending_ && (!statusWritten_ || switchingStatus_) && !headersEnded_ && !isClosed() &&
-               phase_ == Phase::Head;
+        return responsePending_ && (!head_.statusWritten() || head_.switchingProtocols()) && !head_.ended() &&
+               !isClosed() && phase_ == Phase::Head;
     }
-    bool hasWrittenStatus() const noexcept { return statusWritten_; }
+    bool hasWrittenStatus() const noexcept { return head_.statusWritten(); }
     // Whether the request being answered is a HEAD (its answer carries no body).
-    bool answersHead() const noexcept { return headRequest_; }
+    bool answersHead() const noexcept { return head_.answersHead(); }
     HttpServer& server() const noexcept { return server_; }
     bool isHttp10() const noexcept { return http10_; }
     // Ends the HTTP life of a connection whose socket successor has taken over (Socket's takeover constructor),
@@ -79,7 +80,7 @@ public:
 
     std::uint64_t writeOffset() const noexcept { return writeOffset_; }
     bool responseComplete() const noexcept { return !responsePending_ || isClosed(); }
-    bool refusedWrite() const noexcept { return refusedWrite_; }
+    bool refusedWrite() const noexcept { return head_.refusedWrite(); }
     std::string_view remoteAddressText() noexcept;
 
     AbortedHandler onAborted_;
@@ -123,7 +124,8 @@ private:
     void refuse(HttpError error);
     void answerUnhandled(std::string_view cannedResponse);
     void startLingeringClose();
-    void writeHeadEnd(std::string_view framing);
+    // The fields every head ends with (Date, Connection, Transfer-Encoding for a chunked body) and the blank line.
+    void writeHeadEnd(ResponseHead::Framing framing);
     // A body of known length (tryEnd, tryEndFromFile): its head, once; then what the socket took of wanted bytes.
     void beginSizedBody(std::uint64_t totalSize, bool closeConnection);
     std::pair<bool, bool> sizedBodyProgress(std::size_t taken, std::size_t wanted, std::uint64_t totalSize,
@@ -167,27 +169,17 @@ private:
 
     std::uint64_t bodyRemaining_ = 0;
     std::uint64_t writeOffset_ = 0;
-    std::uint64_t declaredLength_ = 0;  // a Content-Length the handler wrote (hasDeclaredLength_)
     std::uint64_t headDeadlineMs_ = 0;
     std::uint64_t bodyDeadlineMs_ = 0;
     std::uint64_t writeDeadlineMs_ = 0;  // while output waits for the peer; moved on progress only
     std::uint32_t callbackDepth_ = 0;    // our callbacks running right now (they must not be destroyed)
+    ResponseHead head_;                  // the response in progress: begun for each request
     Phase phase_ = Phase::Head;
 
     bool processing_ = false;  // inside process(): completions must not re-enter it
     bool chunkedBody_ = false;
     bool responsePending_ = false;  // a request was dispatched and its response is not complete
-    bool statusWritten_ = false;
-    bool headersEnded_ = false;
-    bool chunkedResponse_ = false;
-    bool contentLengthResponse_ = false;
-    bool headRequest_ = false;  // the answer carries no body
     bool keepAlive_ = true;
-    bool noBodyStatus_ = false;     // 1xx, 204 or 304: no Content-Length, no body
-    bool switchingStatus_ = false;  // the status written is 101 Switching Protocols
-    bool refusedWrite_ = false;
-    bool hasDeclaredLength_ = false;
-    bool connectionWritten_ = false;  // the handler wrote a Connection field: loopwire adds none
     bool paused_ = false;
     bool closeAfterResponse_ = false;
     bool http10_ = false;

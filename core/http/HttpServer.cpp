@@ -204,8 +204,8 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     };
     ++dispatchDepth_;
     const Handling outer = std::exchange(handling_, Handling{&response, &request});
-    if (coder_ != nullptr) [[unlikely]]
-        coder_->negotiate(request, head.path, static_cast<HttpConnection&>(response).coding_);
+    if (ResponseCoder* coder = extension<ResponseCoder>()) [[unlikely]]
+        coder->negotiate(request, head.path, static_cast<HttpConnection&>(response).coding_);
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.
@@ -226,9 +226,12 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     return handled;
 }
 
-void HttpServer::setResponseCoder(std::unique_ptr<ResponseCoder> coder) noexcept {
-    coder_ = coder.get();
-    setExtension(ServerExtensionKind::Compression, std::move(coder));
+std::size_t HttpServer::extensionConnectionCount() const noexcept {
+    std::size_t count = 0;
+    for (const auto& extension : extensions_) {
+        if (extension) count += extension->connectionCount();
+    }
+    return count;
 }
 
 RequestHead& HttpServer::beginProcessing() noexcept {

@@ -18,6 +18,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loopwire {
@@ -25,12 +27,11 @@ namespace loopwire {
 class HttpConnection;
 struct RequestHead;
 
-// A layer built on the server (the WebSocket layer, static files): the server owns it and closes it with itself,
-// without depending on it. One of each kind per server.
+// A layer built on the server (the WebSocket layer, static files, compression): the server owns it and closes it
+// with itself, without depending on it. One of each kind per server; each extension type names its kind (a
+// `static constexpr ServerExtensionKind kKind`), so that the server hands it out typed (extension<T>()).
 enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles, Compression };
 inline constexpr std::size_t kServerExtensionKinds = 3;
-
-class ResponseCoder;
 
 class ServerExtension {
 public:
@@ -121,17 +122,23 @@ public:
     // plain HTTP in place of HTTPS.
     void refuseConnections() noexcept { refusingConnections_ = true; }
 
-    // The extension of a kind, created by its layer on first use (null until then).
-    ServerExtension* extension(ServerExtensionKind kind) const noexcept {
-        return extensions_[static_cast<std::size_t>(kind)].get();
+    // The extension of Extension's kind, as Extension (the type its layer installed, or a base of it that names the
+    // same kind: ResponseCoder for the Compression extension); null until its layer installed it. dispatch() asks
+    // the Compression extension about every request once it is there.
+    template <typename Extension>
+    Extension* extension() const noexcept {
+        static_assert(std::is_base_of_v<ServerExtension, Extension>);
+        return static_cast<Extension*>(extensions_[static_cast<std::size_t>(Extension::kKind)].get());
     }
-    void setExtension(ServerExtensionKind kind, std::unique_ptr<ServerExtension> extension) noexcept {
-        extensions_[static_cast<std::size_t>(kind)] = std::move(extension);
+    // The extension of Extension's kind, made from arguments on first use (set-up time: allocates then).
+    template <typename Extension, typename... Arguments>
+    Extension& installedExtension(Arguments&&... arguments) {
+        auto& slot = extensions_[static_cast<std::size_t>(Extension::kKind)];
+        if (!slot) slot = std::make_unique<Extension>(std::forward<Arguments>(arguments)...);
+        return static_cast<Extension&>(*slot);
     }
-    // The Compression extension (App::compress), installed by its layer; dispatch() asks it about every request
-    // once it is there.
-    void setResponseCoder(std::unique_ptr<ResponseCoder> coder) noexcept;
-    ResponseCoder* responseCoder() const noexcept { return coder_; }
+    // Connections the extensions own (WebSockets, static file transfers), for App::connectionCount.
+    std::size_t extensionConnectionCount() const noexcept;
 
     // Threads (ServerThreads): this server's inbox, for acceptors on other threads, and its own children.
     ServerThreads& threads() noexcept { return threads_; }
@@ -208,7 +215,6 @@ private:
     bool refusingConnections_ = false;
     // Declared last: destroyed first, while the loop and the routes still exist.
     std::array<std::unique_ptr<ServerExtension>, kServerExtensionKinds> extensions_;
-    ResponseCoder* coder_ = nullptr;  // extensions_[Compression], typed
 };
 
 }  // namespace loopwire

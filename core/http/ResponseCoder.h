@@ -45,6 +45,8 @@ enum class StreamFlush : std::uint8_t {
 
 class ResponseCoder : public ServerExtension {
 public:
+    static constexpr ServerExtensionKind kKind = ServerExtensionKind::Compression;
+
     // Before the request's handlers run: the rule its path matches and the coding its Accept-Encoding and that rule
     // agree on, into coding (left as it is when no rule matches).
     virtual void negotiate(HttpRequest& request, std::string_view path, ResponseCoding& coding) noexcept = 0;

@@ -19,12 +19,7 @@ StaticFileServer::StaticFileServer(HttpServer& http) : http_(http), compressor_(
 
 StaticFileServer::~StaticFileServer() = default;
 
-StaticFileServer& StaticFileServer::of(HttpServer& http) {
-    if (http.extension(ServerExtensionKind::StaticFiles) == nullptr) {
-        http.setExtension(ServerExtensionKind::StaticFiles, std::make_unique<StaticFileServer>(http));
-    }
-    return static_cast<StaticFileServer&>(*http.extension(ServerExtensionKind::StaticFiles));
-}
+StaticFileServer& StaticFileServer::of(HttpServer& http) { return http.installedExtension<StaticFileServer>(http); }
 
 StaticMount* StaticFileServer::addMount(std::string prefix, std::string_view rootDirectory,
                                         const StaticFileOptions& options, std::string& error) {

@@ -22,6 +22,8 @@ namespace loopwire::files {
 
 class StaticFileServer final : public ServerExtension {
 public:
+    static constexpr ServerExtensionKind kKind = ServerExtensionKind::StaticFiles;
+
     explicit StaticFileServer(HttpServer& http);
     ~StaticFileServer() override;
 

@@ -42,12 +42,12 @@ bool App::addWebSocketRoute(std::string_view pattern, const WebSocketSettings& s
 }
 
 bool App::publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress) {
-    if (server_->extension(ServerExtensionKind::WebSockets) == nullptr) return false;
+    if (server_->extension<WebSocketServer>() == nullptr) return false;
     return WebSocketServer::of(*server_).publish(topic, message, opCode, compress, nullptr);
 }
 
 std::size_t App::numSubscribers(std::string_view topic) const {
-    if (server_->extension(ServerExtensionKind::WebSockets) == nullptr) return 0;
+    if (server_->extension<WebSocketServer>() == nullptr) return 0;
     return WebSocketServer::of(*server_).topics().subscriberCount(topic);
 }
 
@@ -64,8 +64,7 @@ App& App::connectPubSub(const PubSubOptions& options, PubSubEventHandler events)
 }
 
 void App::disconnectPubSub() noexcept {
-    if (server_->extension(ServerExtensionKind::WebSockets) != nullptr)
-        WebSocketServer::of(*server_).disconnectBroker();
+    if (server_->extension<WebSocketServer>() != nullptr) WebSocketServer::of(*server_).disconnectBroker();
 }
 
 bool App::getHistory(std::string_view topic, PubSubPosition since, PubSubHistoryHandler handler) {
@@ -73,7 +72,7 @@ bool App::getHistory(std::string_view topic, PubSubPosition since, PubSubHistory
 }
 
 PubSubStats App::pubSubStats() const noexcept {
-    if (server_->extension(ServerExtensionKind::WebSockets) == nullptr) return {};
+    if (server_->extension<WebSocketServer>() == nullptr) return {};
     return WebSocketServer::of(*server_).brokerStats();
 }
 

@@ -53,11 +53,7 @@ WebSocketServer::~WebSocketServer() {
     sockets_.closeAll();
 }
 
-WebSocketServer& WebSocketServer::of(HttpServer& http) {
-    if (http.extension(ServerExtensionKind::WebSockets) == nullptr)
-        http.setExtension(ServerExtensionKind::WebSockets, std::make_unique<WebSocketServer>(http));
-    return static_cast<WebSocketServer&>(*http.extension(ServerExtensionKind::WebSockets));
-}
+WebSocketServer& WebSocketServer::of(HttpServer& http) { return http.installedExtension<WebSocketServer>(http); }
 
 WebSocketContext& WebSocketServer::addContext(std::unique_ptr<WebSocketContext> context) {
     contexts_.push_back(std::move(context));

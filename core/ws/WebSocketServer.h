@@ -36,6 +36,8 @@ class WebSocketContext;
 
 class WebSocketServer final : public ServerExtension, private FlushListener, private PubSubBrokerListener {
 public:
+    static constexpr ServerExtensionKind kKind = ServerExtensionKind::WebSockets;
+
     // The window the shared compressor of published messages uses: a subscriber takes the compressed frame when
     // it agreed to that window (the default) and to no context takeover.
     static constexpr std::uint8_t kPublishWindowBits = 15;
