@@ -242,6 +242,12 @@ export interface HttpRequest {
 export type RouteHandler = ((res: HttpResponse, req: HttpRequest) => void | Promise<void>) | ArrayBuffer;
 
 /** An HTTP server on Node's event loop. */
+/** app.close's options. */
+export interface CloseOptions {
+    /** How long connections may take to end on their own before they are closed (0, the default: now). */
+    drainMs?: number;
+}
+
 export interface TemplatedApp {
     /** Listens on host:port; cb runs before listen returns, with a listen socket or false. */
     listen(host: RecognizedString, port: number, cb: (listenSocket: us_listen_socket | false) => void | Promise<void>): TemplatedApp;
@@ -313,6 +319,12 @@ export interface TemplatedApp {
         callback: (error: PubSubError | null, result?: PubSubHistory) => void): TemplatedApp;
     /** Stops listening and closes every connection (pending responses are aborted). */
     close(): TemplatedApp;
+    /**
+     * Graceful shutdown: stops listening now, closes idle keep-alive connections, lets requests in progress finish
+     * (their responses say Connection: close), closes WebSockets with 1001, and after drainMs closes what is left as
+     * close() does. callback runs once every connection has ended (also when drainMs is 0).
+     */
+    close(options: CloseOptions | undefined, callback?: () => void): TemplatedApp;
     /**
      * Server names (SNI) of an SSLApp: a host name, or "*." and a domain (one label deep), with its own key and
      * certificate. missingServerName's callback runs during a handshake for a name nothing covers and may add it

@@ -6,6 +6,7 @@
 #include "ClassBuilder.h"
 #include "Errors.h"
 #include "NumberArgument.h"
+#include "OptionFields.h"
 #include "RequestWrap.h"
 #include "ServerOptionsArgument.h"
 #include "ResponseWrap.h"
@@ -293,11 +294,38 @@ void AppWrap::listenUnix(const Args& args) {
 
 // Takes nothing; stops every listen socket and closes every connection (pending responses are aborted: their
 // onAborted callbacks run); returns this.
+// Takes (options?: { drainMs? }, callback?: function). Without a drain (and without a callback), uWebSockets.js's
+// close: everything now. The callback runs from the loop once every connection has ended.
 void AppWrap::close(const Args& args) {
+    v8::Isolate* isolate = args.GetIsolate();
     AppWrap& app = unwrap(args);
+    std::uint32_t drainMs = 0;
+    if (!args[0]->IsUndefined() && !args[0]->IsNull()) {
+        if (!args[0]->IsObject() || args[0]->IsFunction()) {
+            return throwTypeError(isolate, "app.close: options must be an object { drainMs }, or undefined");
+        }
+        OptionFields options(isolate, args[0].As<v8::Object>(), "app.close: options");
+        if (!options.readInteger("drainMs", 0, UINT32_MAX, drainMs)) return;
+    }
+    if (!args[1]->IsUndefined() && !args[1]->IsFunction()) {
+        return throwTypeError(isolate, "app.close: callback must be a function");
+    }
     for (ListenRecord& record : app.listenRecords_)
         record.open = false;
-    app.app_.close();
+    if (args[1]->IsFunction()) {
+        AppWrap* owner = &app;
+        Handle<v8::Function> callback(isolate, args[1].As<v8::Function>());
+        app.app_.close(CloseOptions{.drainMs = drainMs}, [owner, callback = std::move(callback)] {
+            if (!owner->state_.canCallJavaScript()) return;
+            v8::Isolate* loopIsolate = owner->state_.isolate();
+            v8::HandleScope handles(loopIsolate);
+            owner->state_.callFromLoop(callback.get(loopIsolate), 0, nullptr);
+        });
+    } else if (drainMs != 0) {
+        app.app_.close(CloseOptions{.drainMs = drainMs});
+    } else {
+        app.app_.close();
+    }
     args.GetReturnValue().Set(args.This());
 }
 

@@ -3,7 +3,7 @@
 // App(options?) creates one on the environment's own libuv loop (node::GetCurrentEventLoop): loopwire's sockets
 // are polled by the loop Node runs, with no thread and no second loop. The AddonState owns every AppWrap until
 // the environment ends (as uWebSockets.js, which never frees an App); the JavaScript object only points to it.
-// close() stops listening and closes every connection.
+// close() stops listening and closes every connection; close({ drainMs }, callback) lets them end first (App::close).
 //
 // Routes: get/post/put/del/patch/options/head/connect/trace/any(pattern, handler) take a function, null (removes
 // the route), or the ArrayBuffer a DeclarativeResponse built (answered natively, see DeclarativeProgram). A

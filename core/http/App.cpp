@@ -171,6 +171,10 @@ void App::run() { loop_->run(); }
 
 void App::close() { server_->close(); }
 
+void App::close(const CloseOptions& options, ClosedHandler onClosed) {
+    server_->drain(options.drainMs, std::move(onClosed));
+}
+
 void App::defer(Task task) { loop_->defer(std::move(task)); }
 
 std::size_t App::connectionCount() const noexcept {

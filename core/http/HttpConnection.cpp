@@ -178,8 +178,12 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
     writeOffset_ = 0;
     keepAlive_ = head.keepAlive;
     http10_ = head.httpMinor == 0;
-    // The bytes after a CONNECT head belong to a tunnel loopwire does not provide.
-    closeAfterResponse_ = head.method == "CONNECT";
+    // The bytes after a CONNECT head belong to a tunnel loopwire does not provide. closeAfterResponse_ is otherwise
+    // false here (a response that set it ended the connection), unless a drain set it while the head arrived.
+    if (head.method == "CONNECT") [[unlikely]]
+        closeAfterResponse_ = true;
+    if (closeAfterResponse_) [[unlikely]]
+        keepAlive_ = false;
     onAborted_ = nullptr;
     onData_ = nullptr;
     onDataV2_ = nullptr;
@@ -323,7 +327,8 @@ void HttpConnection::corkForHeaders() {
     autoCorked_ = true;
 }
 
-void HttpConnection::ensureStatus() {
+// Inlined: every header field and body call begins with it, and the check is all they usually pay.
+[[gnu::always_inline]] inline void HttpConnection::ensureStatus() {
     // The default status is a constant: one write, and none of the checks a handler's status needs.
     if (head_.statusWritten()) return;
     write(kDefaultStatusLine);
@@ -644,6 +649,21 @@ void HttpConnection::startLingeringClose() {
 }
 
 void HttpConnection::closeNow() { close(); }
+
+void HttpConnection::drain() noexcept {
+    if (isClosed() || phase_ == Phase::Closing) return;
+    if (!isTransportReady()) {
+        close();
+        return;
+    }
+    // Idle: no response pending, no request begun (a head's first bytes start its deadline).
+    if (!responsePending_ && phase_ == Phase::Head && headDeadlineMs_ == 0 && pending_.empty()) {
+        startLingeringClose();
+        return;
+    }
+    closeAfterResponse_ = true;
+    if (responsePending_ && !head_.ended()) keepAlive_ = false;
+}
 
 void HttpConnection::pauseRequest() {
     paused_ = true;

@@ -53,6 +53,9 @@ public:
     std::pair<bool, bool> tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count, std::uint64_t totalSize,
                                          bool closeConnection);
     void closeNow();
+    // App::close(options): an idle connection closes now; one with a request in progress closes after its response,
+    // which says Connection: close when its head has not gone out yet.
+    void drain() noexcept;
     void pauseRequest();
     void resumeRequest();
     bool beginCork();

@@ -6,6 +6,7 @@
 #include "net/TlsSession.h"
 #include "base/Check.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 
@@ -16,7 +17,8 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
       options_(options),
       connections_(loop),
       queryScratch_(new char[kQueryScratchBytes]),
-      head_(std::make_unique<RequestHead>()) {}
+      head_(std::make_unique<RequestHead>()),
+      drainTimer_(loop, [this] { onDrainTick(); }) {}
 
 HttpServer::~HttpServer() {
     loop_.cancelFlush(*this);
@@ -179,11 +181,56 @@ void HttpServer::closeListenSockets() noexcept {
 }
 
 void HttpServer::close() noexcept {
+    drainDeadlineMs_ = 0;
+    drainWalkPending_ = false;
     closeListenSockets();
     threads_.closeInbox();
     connections_.closeAll();
     for (auto& extension : extensions_) {
         if (extension) extension->close();
+    }
+    // A drain's onClosed runs from the loop, never inside the call that closed.
+    if (onClosed_) drainTimer_.start(0);
+}
+
+// The connections are asked to end from the timer's first tick, not from inside drain(): the caller may be a
+// handler whose own response is still being written, or a callback of the sweep that walks the same connections.
+void HttpServer::drain(std::uint32_t drainMs, App::ClosedHandler onClosed) {
+    if (onClosed) onClosed_ = std::move(onClosed);
+    if (drainMs == 0) {
+        close();
+        return;
+    }
+    closeListenSockets();
+    threads_.closeInbox();
+    const std::uint64_t deadline = loop_.nowMs() + drainMs;
+    if (isDraining()) {
+        drainDeadlineMs_ = std::min(drainDeadlineMs_, deadline);
+        return;
+    }
+    drainDeadlineMs_ = deadline;
+    drainWalkPending_ = true;
+    drainTimer_.start(0, kDrainPollMs);
+}
+
+void HttpServer::onDrainTick() noexcept {
+    if (drainWalkPending_) {
+        drainWalkPending_ = false;
+        connections_.forEach([](Socket& socket) { static_cast<HttpConnection&>(socket).drain(); });
+        for (auto& extension : extensions_) {
+            if (extension) extension->drain();
+        }
+    }
+    if (isDraining()) {
+        const bool ended = connections_.size() + extensionConnectionCount() == 0;
+        if (!ended && loop_.nowMs() < drainDeadlineMs_) return;
+        close();
+    }
+    drainTimer_.stop();
+    if (onClosed_) {
+        App::ClosedHandler onClosed = std::move(onClosed_);
+        onClosed_ = nullptr;
+        onClosed();
     }
 }
 

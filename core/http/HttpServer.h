@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Router.h"
+#include "loop/Timer.h"
 #include "ServerThreads.h"
 #include "net/ListenSocket.h"
 #include "net/ProxyPolicy.h"
@@ -38,6 +39,8 @@ public:
     virtual ~ServerExtension() = default;
     // Closes every connection (or transfer) of the extension.
     virtual void close() noexcept = 0;
+    // App::close(options): asks every connection of the extension to end on its own (a WebSocket's 1001).
+    virtual void drain() noexcept {}
     // Connections the extension owns (not the HttpServer's).
     virtual std::size_t connectionCount() const noexcept = 0;
 };
@@ -85,6 +88,9 @@ public:
     ListenSocket* listenUnix(std::string_view path, int& error);
     void closeListenSockets() noexcept;
     void close() noexcept;
+    // App::close(options), which says what a drain does. drainMs 0 is close() (onClosed runs after the call).
+    void drain(std::uint32_t drainMs, App::ClosedHandler onClosed);
+    bool isDraining() const noexcept { return drainDeadlineMs_ != 0; }
 
     // Runs the handlers that match, in router order, until one does not yield. Returns whether one took it.
     bool dispatch(HttpResponse& response, RequestHead& head);
@@ -158,8 +164,14 @@ public:
     void reportIgnoredWrite(IgnoredWrite kind) noexcept;
     std::size_t unansweredRequests() const noexcept { return unansweredRequests_; }
 
+    // How often a drain looks whether every connection has ended.
+    static constexpr std::uint32_t kDrainPollMs = 10;
+
 private:
     void onFlush() override;
+    // The drain's timer: the first tick asks every connection to end, the others look whether they have, and the
+    // last runs onClosed_.
+    void onDrainTick() noexcept;
     // Resumes the queued connections (see resumeAfterProcessing).
     void resumeQueued() noexcept;
     void accept(int fd, const SocketAddress& remote);
@@ -212,6 +224,10 @@ private:
     std::unique_ptr<RequestHead> head_;
     // Outlives the connections (closed in the destructor's close()), whose sessions use it.
     std::unique_ptr<TlsContext> tls_;
+    Timer drainTimer_;
+    std::uint64_t drainDeadlineMs_ = 0;  // the loop's nowMs() at which a drain ends; 0: not draining
+    bool drainWalkPending_ = false;      // the connections have not been asked to end yet
+    App::ClosedHandler onClosed_;
     bool refusingConnections_ = false;
     // Declared last: destroyed first, while the loop and the routes still exist.
     std::array<std::unique_ptr<ServerExtension>, kServerExtensionKinds> extensions_;

@@ -31,8 +31,11 @@ public:
     };
 
     // The head of a new response, to a HEAD request (its answer never carries body bytes) or not.
+    // The declared length is left as it is: it means nothing until declareLength() sets the flag.
     void begin(bool answersHead) noexcept {
-        *this = ResponseHead();
+        stage_ = Stage::Open;
+        framing_ = Framing::Undecided;
+        bodilessStatus_ = switchingProtocols_ = hasDeclaredLength_ = connectionFieldWritten_ = refusedWrite_ = false;
         answersHead_ = answersHead;
     }
 
@@ -65,11 +68,8 @@ public:
         bodilessStatus_ = status[0] == '1' || code == "204" || code == "304";
         switchingProtocols_ = code == "101";
     }
-    // The default status, 200.
-    void writeDefaultStatus() noexcept {
-        stage_ = Stage::Status;
-        bodilessStatus_ = switchingProtocols_ = false;
-    }
+    // The default status, 200, when no status was written (the status's flags are still begin()'s then).
+    void writeDefaultStatus() noexcept { stage_ = Stage::Status; }
     void declareLength(std::uint64_t length) noexcept {
         declaredLength_ = length;
         hasDeclaredLength_ = true;
@@ -86,12 +86,12 @@ private:
     std::uint64_t declaredLength_ = 0;
     Stage stage_ = Stage::Open;
     Framing framing_ = Framing::Undecided;
-    bool answersHead_ = false;
     bool bodilessStatus_ = false;
     bool switchingProtocols_ = false;
     bool hasDeclaredLength_ = false;
     bool connectionFieldWritten_ = false;
     bool refusedWrite_ = false;
+    bool answersHead_ = false;
 };
 
 static_assert(sizeof(ResponseHead) == 16);

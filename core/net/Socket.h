@@ -309,6 +309,16 @@ public:
     std::size_t size() const noexcept { return size_; }
     // Closes every socket of the group (each gets onClose).
     void closeAll() noexcept;
+    // Calls visit(socket) for every socket of the group; visit may close the socket it is given, or others.
+    template <typename Visit>
+    void forEach(Visit&& visit) {
+        Socket* const outer = nextToVisit_;  // a walk this one runs inside of (a sweep's callback)
+        for (Socket* socket = head_; socket != nullptr; socket = nextToVisit_) {
+            nextToVisit_ = socket->nextInGroup_;
+            visit(*socket);
+        }
+        nextToVisit_ = outer;
+    }
 
 private:
     friend class Socket;

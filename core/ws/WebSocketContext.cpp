@@ -133,6 +133,9 @@ WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::stri
     socket->markUserDataConstructed();
     socket->open();
     http.handOver(*socket);
+    // Upgraded while the App drains (its request was in progress when the drain began): it ends as the others did.
+    if (server_.http().isDraining() && !socket->closedForApplication()) [[unlikely]]
+        socket->end(WebSocketServer::kDrainCloseCode, WebSocketServer::kDrainCloseReason);
     return socket->closedForApplication() ? nullptr : socket;
 }
 

@@ -65,6 +65,11 @@ void WebSocketServer::close() noexcept {
     sockets_.closeAll();
 }
 
+void WebSocketServer::drain() noexcept {
+    sockets_.forEach(
+        [](Socket& socket) { static_cast<WebSocketConnection&>(socket).end(kDrainCloseCode, kDrainCloseReason); });
+}
+
 bool WebSocketServer::publish(std::string_view topic, std::string_view message, OpCode opCode, bool compress,
                               const WebSocketConnection* sender) {
     // The broker's copy first: its order among the publishes of this App is the order they were made in, whatever

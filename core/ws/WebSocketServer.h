@@ -57,6 +57,11 @@ public:
     WebSocketContext& addContext(std::unique_ptr<WebSocketContext> context);
 
     void close() noexcept override;
+    // Ends every WebSocket with 1001 (Going Away), as end() does: App::close(options).
+    void drain() noexcept override;
+    // The close a drain sends.
+    static constexpr int kDrainCloseCode = 1001;
+    static constexpr std::string_view kDrainCloseReason = "server shutting down";
     std::size_t connectionCount() const noexcept override { return sockets_.size(); }
 
     // See the class comment. sender: a socket that publishes (it does not get the message), or null. Returns

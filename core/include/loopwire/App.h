@@ -42,6 +42,13 @@ class ListenSocket;
 // Inline capacity of a route handler.
 inline constexpr std::size_t kHandlerCapacity = 64;
 
+// App::close's options.
+struct CloseOptions {
+    // 0: every connection closes now. Otherwise the App stops listening and lets its connections end on their own
+    // for at most this long (App::close says how), then closes what is left as close() does.
+    std::uint32_t drainMs = 0;
+};
+
 // Bit for App::listen's options: do not share the port with other sockets (no SO_REUSEPORT).
 inline constexpr int kListenExclusivePort = 1;
 
@@ -196,6 +203,15 @@ public:
     void run();
     // Stops listening and closes every connection (pending responses are aborted).
     void close();
+    // Graceful shutdown: stops listening now, then lets the connections end on their own for at most
+    // options.drainMs. An idle keep-alive connection closes at once; one with a request in progress finishes it, its
+    // response says Connection: close (unless it began before) and the connection closes after it; later pipelined
+    // requests are not answered. WebSockets are closed with 1001 (Going Away), their close handlers run, and the
+    // closing handshake ends as end() ends it. Whatever is still open after drainMs is closed as by close(). onClosed
+    // runs on the loop thread once nothing is left (after the call returns, also with drainMs 0). A later close()
+    // ends the drain at once; a later close(options) can only bring its end closer. The loop stays alive until then.
+    using ClosedHandler = InlineFunction<void(), 32>;
+    void close(const CloseOptions& options, ClosedHandler onClosed = nullptr);
     // Runs task on this App's loop thread. Thread-safe.
     void defer(Task task);
 

@@ -2,6 +2,7 @@
 import {
   App,
   AppDescriptor,
+  CloseOptions,
   CompressOptions,
   DEDICATED_DECOMPRESSOR,
   DeclarativeResponse,
@@ -84,6 +85,11 @@ app.listen('127.0.0.1', 0, () => {});
 app.listen(0, () => {});
 app.listen_unix(() => {}, '/tmp/loopwire.sock');
 app.close();
+let drained = false;
+app.close({ drainMs: 10_000 }, () => { drained = true; });
+void drained;
+const closeOptions: CloseOptions = {};
+app.close(closeOptions);
 // What hyper-express does in its constructor, and the SNI calls of uWebSockets.js.
 app.missingServerName((hostname: string) => { void hostname; })
   .addServerName('example.com', { key_file_name: 'key.pem', cert_file_name: 'cert.pem' })
