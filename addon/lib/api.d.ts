@@ -325,6 +325,8 @@ export interface TemplatedApp {
      * close() does. callback runs once every connection has ended (also when drainMs is 0).
      */
     close(options: CloseOptions | undefined, callback?: () => void): TemplatedApp;
+    /** close() with a callback that runs once every connection is closed, as node:http's close takes one. */
+    close(callback: () => void): TemplatedApp;
     /**
      * Server names (SNI) of an SSLApp: a host name, or "*." and a domain (one label deep), with its own key and
      * certificate. missingServerName's callback runs during a handshake for a name nothing covers and may add it

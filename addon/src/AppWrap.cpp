@@ -294,27 +294,31 @@ void AppWrap::listenUnix(const Args& args) {
 
 // Takes nothing; stops every listen socket and closes every connection (pending responses are aborted: their
 // onAborted callbacks run); returns this.
-// Takes (options?: { drainMs? }, callback?: function). Without a drain (and without a callback), uWebSockets.js's
+// Takes (options?: { drainMs? }, callback?: function), or (callback) as node:http's close takes it (uWebSockets.js
+// ignores arguments, so code written for it may pass one). Without a drain (and without a callback), uWebSockets.js's
 // close: everything now. The callback runs from the loop once every connection has ended.
 void AppWrap::close(const Args& args) {
     v8::Isolate* isolate = args.GetIsolate();
     AppWrap& app = unwrap(args);
+    const bool callbackFirst = args[0]->IsFunction();
+    v8::Local<v8::Value> optionsValue = callbackFirst ? v8::Undefined(isolate).As<v8::Value>() : args[0];
+    v8::Local<v8::Value> callbackValue = callbackFirst ? args[0] : args[1];
     std::uint32_t drainMs = 0;
-    if (!args[0]->IsUndefined() && !args[0]->IsNull()) {
-        if (!args[0]->IsObject() || args[0]->IsFunction()) {
+    if (!optionsValue->IsUndefined() && !optionsValue->IsNull()) {
+        if (!optionsValue->IsObject()) {
             return throwTypeError(isolate, "app.close: options must be an object { drainMs }, or undefined");
         }
-        OptionFields options(isolate, args[0].As<v8::Object>(), "app.close: options");
+        OptionFields options(isolate, optionsValue.As<v8::Object>(), "app.close: options");
         if (!options.readInteger("drainMs", 0, UINT32_MAX, drainMs)) return;
     }
-    if (!args[1]->IsUndefined() && !args[1]->IsFunction()) {
+    if (!callbackValue->IsUndefined() && !callbackValue->IsFunction()) {
         return throwTypeError(isolate, "app.close: callback must be a function");
     }
     for (ListenRecord& record : app.listenRecords_)
         record.open = false;
-    if (args[1]->IsFunction()) {
+    if (callbackValue->IsFunction()) {
         AppWrap* owner = &app;
-        Handle<v8::Function> callback(isolate, args[1].As<v8::Function>());
+        Handle<v8::Function> callback(isolate, callbackValue.As<v8::Function>());
         app.app_.close(CloseOptions{.drainMs = drainMs}, [owner, callback = std::move(callback)] {
             if (!owner->state_.canCallJavaScript()) return;
             v8::Isolate* loopIsolate = owner->state_.isolate();
