@@ -325,10 +325,9 @@ void AppWrap::close(const Args& args) {
             v8::HandleScope handles(loopIsolate);
             owner->state_.callFromLoop(callback.get(loopIsolate), 0, nullptr);
         });
-    } else if (drainMs != 0) {
-        app.app_.close(CloseOptions{.drainMs = drainMs});
     } else {
-        app.app_.close();
+        // drainMs 0 is close() itself.
+        app.app_.close(CloseOptions{.drainMs = drainMs});
     }
     args.GetReturnValue().Set(args.This());
 }

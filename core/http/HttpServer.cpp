@@ -180,11 +180,15 @@ void HttpServer::closeListenSockets() noexcept {
         socket->close();
 }
 
+void HttpServer::stopAccepting() noexcept {
+    closeListenSockets();
+    threads_.closeInbox();
+}
+
 void HttpServer::close() noexcept {
     drainDeadlineMs_ = 0;
     drainWalkPending_ = false;
-    closeListenSockets();
-    threads_.closeInbox();
+    stopAccepting();
     connections_.closeAll();
     for (auto& extension : extensions_) {
         if (extension) extension->close();
@@ -201,8 +205,7 @@ void HttpServer::drain(std::uint32_t drainMs, App::ClosedHandler onClosed) {
         close();
         return;
     }
-    closeListenSockets();
-    threads_.closeInbox();
+    stopAccepting();
     const std::uint64_t deadline = loop_.nowMs() + drainMs;
     if (isDraining()) {
         drainDeadlineMs_ = std::min(drainDeadlineMs_, deadline);

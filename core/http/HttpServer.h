@@ -172,6 +172,8 @@ private:
     // The drain's timer: the first tick asks every connection to end, the others look whether they have, and the
     // last runs onClosed_.
     void onDrainTick() noexcept;
+    // No new connection from then on: the listeners and the inbox of handed sockets close.
+    void stopAccepting() noexcept;
     // Resumes the queued connections (see resumeAfterProcessing).
     void resumeQueued() noexcept;
     void accept(int fd, const SocketAddress& remote);

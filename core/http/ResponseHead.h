@@ -39,10 +39,8 @@ public:
         answersHead_ = answersHead;
     }
 
-    Stage stage() const noexcept { return stage_; }
     bool statusWritten() const noexcept { return stage_ != Stage::Open; }
     bool ended() const noexcept { return stage_ == Stage::Ended; }
-    Framing framing() const noexcept { return framing_; }
     bool chunked() const noexcept { return framing_ == Framing::Chunked; }
 
     bool answersHead() const noexcept { return answersHead_; }
