@@ -1,0 +1,81 @@
+// HpackDynamicTable: the decoder's dynamic table of HPACK (RFC 7541 sections 2.3.2 and 4), one per connection.
+//
+// Contract
+// - Entries are numbered from 1, the newest first (the decoder adds kStaticTableSize to get an HPACK index).
+// - size() is the RFC's size: each entry's name and value bytes plus 32. It never exceeds capacity(); insert()
+//   evicts the oldest entries to make room, and an entry larger than capacity() empties the table and is not kept.
+// - capacity() starts at limit (what the connection announced in SETTINGS_HEADER_TABLE_SIZE) and follows the
+//   peer's dynamic table size updates, which may not exceed limit: setCapacity() refuses them.
+// - An entry's bytes may wrap around the end of the storage, so they are read by copying (copyName, copyValue),
+//   never as views. The source of insert() must not be the table itself: a name taken from an entry that the
+//   insertion evicts would be overwritten; the decoder copies it out first.
+// - Storage (limit bytes and limit / 32 entry slots) is allocated on the first insertion, once per connection,
+//   and never again: nothing per request.
+#pragma once
+
+#include "HpackStaticTable.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace loopwire::h2 {
+
+// What RFC 7541 adds to each entry's name and value bytes in the table's size.
+inline constexpr std::uint32_t kHpackEntryOverhead = 32;
+// The largest table a connection may announce; entries keep 16-bit offsets.
+inline constexpr std::uint32_t kMaxHpackTableLimit = 65535;
+
+class HpackDynamicTable {
+public:
+    struct Entry {
+        std::uint16_t nameLength;
+        std::uint16_t valueLength;
+        StaticName name;  // the codec's name for it, None when it is not one of those
+    };
+
+    explicit HpackDynamicTable(std::uint32_t limit) noexcept;
+
+    std::uint32_t limit() const noexcept { return limit_; }
+    std::uint32_t capacity() const noexcept { return capacity_; }
+    std::uint32_t size() const noexcept { return size_; }
+    std::uint32_t count() const noexcept { return count_; }
+
+    // A dynamic table size update; false (and no change) when capacity is over limit().
+    bool setCapacity(std::uint32_t capacity) noexcept;
+    void insert(StaticName nameId, std::string_view name, std::string_view value) noexcept;
+    // Evicts every entry: what inserting an entry larger than capacity() does.
+    void clear() noexcept;
+
+    // index: 1 to count().
+    Entry entry(std::uint32_t index) const noexcept { return slots_[slotOf(index)].entry; }
+    // Write the entry's name or value (entry(index).nameLength or .valueLength bytes) to out.
+    void copyName(std::uint32_t index, char* out) const noexcept;
+    void copyValue(std::uint32_t index, char* out) const noexcept;
+
+private:
+    struct Slot {
+        Entry entry;
+        std::uint16_t start;  // of its name in storage_; the value follows, both modulo limit_
+    };
+
+    std::uint32_t slotOf(std::uint32_t index) const noexcept {
+        return (newest_ + slotCount_ - (index - 1)) % slotCount_;
+    }
+    void evictOldest() noexcept;
+    void copyOut(std::uint32_t from, std::uint32_t length, char* out) const noexcept;
+    void copyIn(std::string_view bytes) noexcept;
+
+    std::unique_ptr<char[]> storage_;  // limit_ bytes, a ring
+    std::unique_ptr<Slot[]> slots_;    // slotCount_ entries, a ring; newest_ is the newest entry's slot
+    std::uint32_t limit_;
+    std::uint32_t capacity_;
+    std::uint32_t slotCount_;
+    std::uint32_t size_ = 0;
+    std::uint32_t count_ = 0;
+    std::uint32_t newest_ = 0;
+    std::uint32_t writeAt_ = 0;  // where the next entry's bytes go in storage_
+};
+
+}  // namespace loopwire::h2
