@@ -124,6 +124,11 @@ export interface AppOptions {
      * PROXY header; one from elsewhere is closed. List the balancer: otherwise any client can claim any address.
      */
     proxy_trusted_sources?: string[];
+    /**
+     * HTTP/2 beside HTTP/1.1, with the same routes and handlers (beyond uWebSockets.js; off by default this release):
+     * ALPN 'h2' on an SSLApp, prior knowledge on an App. What differs for handlers: docs/differences.md#http2.
+     */
+    http2?: boolean;
 }
 
 /** Options bits of app.listen. */

@@ -23,6 +23,15 @@ bool ServerOptionsArgument::read(v8::Isolate* isolate, v8::Local<v8::Value> valu
         return false;
     }
     v8::Local<v8::Object> object = value.As<v8::Object>();
+    v8::Local<v8::Value> http2;
+    if (!readField(isolate, object, "http2", http2)) return false;
+    if (!http2->IsUndefined() && !http2->IsNull()) {
+        if (!http2->IsBoolean()) {
+            throwTypeError(isolate, (std::string(what) + ": options.http2 must be a boolean").c_str());
+            return false;
+        }
+        options_.http2 = http2->IsTrue();
+    }
     v8::Local<v8::Value> mode;
     if (!readField(isolate, object, "proxy_protocol", mode)) return false;
     if (!mode->IsUndefined() && !mode->IsNull()) {

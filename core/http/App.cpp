@@ -56,6 +56,7 @@ void App::useTls(const SocketContextOptions& tls) {
         server_->refuseConnections();
         return;
     }
+    if (server_->options().http2) context->offerHttp2();
     server_->setTlsContext(std::move(context));
 }
 

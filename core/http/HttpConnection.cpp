@@ -1,6 +1,7 @@
 #include "HttpConnection.h"
 
 #include "HttpServer.h"
+#include "Http2Handoff.h"
 #include "HttpSyntax.h"
 #include "base/Check.h"
 #include "base/DecimalText.h"
@@ -56,7 +57,17 @@ HttpConnection::~HttpConnection() = default;
 
 // ---- reading ----
 
-void HttpConnection::onTransportReady() { armDeadline(); }
+void HttpConnection::onTransportReady() {
+    // ALPN chose HTTP/2 (offered only where the server speaks it): the socket moves to an HTTP/2 connection, which
+    // gets the bytes this read decrypts after the handshake (Socket).
+    if (Http2Handoff* http2 = server_.extension<Http2Handoff>()) [[unlikely]] {
+        if (tlsSession()->alpnProtocol() == "h2") {
+            http2->takeOver(*this);
+            return;
+        }
+    }
+    armDeadline();
+}
 
 void HttpConnection::onData(char* data, std::size_t length) {
     bool corkedHere = beginCork();
@@ -94,7 +105,7 @@ void HttpConnection::updateReading() noexcept {
     if (isClosed() || phase_ == Phase::Closing) return;
     // Only pipelined bytes (behind a pending response) are held back: an unfinished head is bounded by the
     // parser's own limit, and holding it at exactly that many bytes would wait forever for its end.
-    bool hold = paused_ || (responsePending_ && pending_.size() >= kMaxPipelinedBytes) || outputBacklogged();
+    bool hold = paused_ || (http11Pending() && pending_.size() >= kMaxPipelinedBytes) || outputBacklogged();
     if (hold != isReadingPaused()) [[unlikely]]
         setReading(!hold);
 }
@@ -124,13 +135,19 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
         }
         // A later pipelined request waits until the response to the current one is complete, and until the
         // peer has read enough of the earlier responses.
-        if (responsePending_ || outputBacklogged()) break;
+        if (http11Pending() || outputBacklogged()) break;
         ParseResult result = parser_.parse(data + consumed, length - consumed, head);
         if (result.status == ParseStatus::NeedMore) {
             if (headDeadlineMs_ == 0) headDeadlineMs_ = loop().timeoutClockMs() + server_.options().headerTimeoutMs;
             break;
         }
         if (result.status == ParseStatus::Error) {
+            if (result.error == HttpError::UnsupportedVersion && startsHttp2(data + consumed, length - consumed))
+                [[unlikely]] {
+                // Prior knowledge: the bytes from here are HTTP/2's preface, for the connection that takes over.
+                server_.extension<Http2Handoff>()->takeOver(*this);
+                break;
+            }
             refuse(result.error);
             consumed = length;
             break;
@@ -160,8 +177,14 @@ std::size_t HttpConnection::process(char* data, std::size_t length) {
     return consumed;
 }
 
+bool HttpConnection::startsHttp2(const char* data, std::size_t length) const noexcept {
+    constexpr std::string_view kPrefaceLine = "PRI * HTTP/2.0\r\n";
+    return server_.extension<Http2Handoff>() != nullptr && length >= kPrefaceLine.size() &&
+           std::string_view(data, kPrefaceLine.size()) == kPrefaceLine;
+}
+
 void HttpConnection::handOver(Socket& successor) noexcept {
-    responsePending_ = false;
+    setHttp11Pending(false);
     releaseCallbacksIfDone();
     if (processing_) {
         successor_ = &successor;
@@ -172,7 +195,7 @@ void HttpConnection::handOver(Socket& successor) noexcept {
 }
 
 void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
-    responsePending_ = true;
+    setHttp11Pending(true);
     head_.begin(head.method == "HEAD");
     coding_ = {};
     writeOffset_ = 0;
@@ -184,14 +207,13 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
         closeAfterResponse_ = true;
     if (closeAfterResponse_) [[unlikely]]
         keepAlive_ = false;
-    onAborted_ = nullptr;
-    onData_ = nullptr;
-    onDataV2_ = nullptr;
-    onWritable_ = nullptr;
+    // The previous response's callbacks were released when it completed (releaseCallbacksIfDone), and none can be
+    // set on a complete response (HttpResponse's setters): nothing to clear.
+    LW_CHECK(!onAborted_ && !onData_ && !onDataV2_ && !onWritable_);
     if (head.expectContinue && hasBody && !http10_) write(k100Continue);
 
     bool handled = server_.dispatch(*this, head);
-    if (isClosed() || !responsePending_) {
+    if (isClosed() || !http11Pending()) {
         releaseCallbacksIfDone();
         return;
     }
@@ -215,7 +237,7 @@ void HttpConnection::beginRequest(RequestHead& head, bool hasBody) {
 void HttpConnection::answerUnhandled(std::string_view cannedResponse) {
     if (!head_.statusWritten()) {
         write(cannedResponse);
-        responsePending_ = false;
+        setHttp11Pending(false);
         startLingeringClose();
     } else {
         closeNow();
@@ -223,8 +245,6 @@ void HttpConnection::answerUnhandled(std::string_view cannedResponse) {
 }
 
 std::size_t HttpConnection::readBody(char* data, std::size_t length) {
-    std::uint32_t minRate = server_.options().minBodyBytesPerSecond;
-    std::uint64_t now = loop().timeoutClockMs();
     std::size_t consumed;
     std::size_t payload;
     if (!chunkedBody_) {
@@ -247,8 +267,11 @@ std::size_t HttpConnection::readBody(char* data, std::size_t length) {
         if (!result.data.empty()) deliverBody(result.data, false, chunked_.remainingInChunk() + 1);
         if (last && !isClosed()) deliverBody({}, true, 0);
     }
-    // The minimum body rate: every byte buys 1/minRate seconds, never more than bodyTimeoutMs ahead.
-    std::uint64_t limit = now + server_.options().bodyTimeoutMs;
+    // The minimum body rate: every byte buys 1/minRate seconds, never more than bodyTimeoutMs ahead. Only a body
+    // still arriving has a deadline (armDeadline); most bodies end in the read that brings them.
+    if (phase_ != Phase::Body) return consumed;
+    const std::uint32_t minRate = server_.options().minBodyBytesPerSecond;
+    const std::uint64_t limit = loop().timeoutClockMs() + server_.options().bodyTimeoutMs;
     if (minRate == 0) {
         bodyDeadlineMs_ = limit;
     } else {
@@ -258,11 +281,11 @@ std::size_t HttpConnection::readBody(char* data, std::size_t length) {
 }
 
 void HttpConnection::deliverBody(std::string_view chunk, bool isLast, std::uint64_t remaining) {
-    if (!responsePending_ || isClosed()) return;
+    if (!http11Pending() || isClosed()) return;
     if (!onData_ && !onDataV2_) return;
     ++callbackDepth_;
     if (onData_) onData_(chunk, isLast);
-    if (onDataV2_ && responsePending_ && !isClosed()) onDataV2_(chunk, isLast ? 0 : remaining);
+    if (onDataV2_ && http11Pending() && !isClosed()) onDataV2_(chunk, isLast ? 0 : remaining);
     --callbackDepth_;
     releaseCallbacksIfDone();
 }
@@ -275,19 +298,19 @@ void HttpConnection::onEnd() {
 }
 
 void HttpConnection::refuse(HttpError error) {
-    if (responsePending_ && head_.statusWritten()) {
+    if (http11Pending() && head_.statusWritten()) {
         closeNow();
         return;
     }
-    if (!responsePending_ && phase_ == Phase::Body) {
+    if (!http11Pending() && phase_ == Phase::Body) {
         // The request was answered before its body turned out malformed: an error response now would be read
         // as the answer to a next request, so the connection just ends.
         startLingeringClose();
         return;
     }
     write(cannedResponseFor(error));
-    bool wasPending = responsePending_;
-    responsePending_ = false;
+    bool wasPending = http11Pending();
+    setHttp11Pending(false);
     if (wasPending) {
         // The handler is still waiting for this body: tell it, as if the peer had gone.
         ++callbackDepth_;
@@ -300,8 +323,10 @@ void HttpConnection::refuse(HttpError error) {
 
 // ---- writing ----
 
+// isCorked() first: inside the connection's callbacks, where handlers write, it is true, and a closed socket is
+// never corked, so the common case pays one test.
 bool HttpConnection::beginCork() {
-    if (isClosed() || isCorked()) return false;
+    if (isCorked() || isClosed()) return false;
     cork();
     return true;
 }
@@ -322,7 +347,7 @@ void HttpConnection::endCork(bool corkedHere) {
 }
 
 void HttpConnection::corkForHeaders() {
-    if (isClosed() || isCorked()) return;
+    if (isCorked() || isClosed()) return;
     cork();
     autoCorked_ = true;
 }
@@ -365,7 +390,7 @@ bool HttpConnection::writeStatusLine(std::string_view status) {
         head_.refuseWrite();
         return false;
     }
-    if (!responsePending_ || isClosed()) return true;
+    if (!http11Pending() || isClosed()) return true;
     if (head_.statusWritten()) [[unlikely]] {
         server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateStatus);
         return true;
@@ -386,7 +411,7 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
         head_.refuseWrite();
         return false;
     }
-    if (!responsePending_ || isClosed()) return true;
+    if (!http11Pending() || isClosed()) return true;
     if (head_.ended()) [[unlikely]] {
         server_.reportIgnoredWrite(HttpServer::IgnoredWrite::LateHeader);
         return true;
@@ -430,7 +455,7 @@ void HttpConnection::writeHeadEnd(ResponseHead::Framing framing) {
 }
 
 bool HttpConnection::writeChunk(std::string_view chunk) {
-    if (!responsePending_ || isClosed()) return false;
+    if (!http11Pending() || isClosed()) return false;
     if (coding_.matched()) [[unlikely]]
         return writeCodedChunk(chunk);
     if (!head_.ended()) beginChunkedBody();
@@ -461,7 +486,7 @@ bool HttpConnection::writeChunkFraming(std::string_view bytes) {
 }
 
 void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
-    if (!responsePending_ || isClosed()) return;
+    if (!http11Pending() || isClosed()) return;
     if (coding_.matched()) [[unlikely]]
         return endCoded(body, closeConnection);
     if (closeConnection && !head_.ended()) keepAlive_ = false;
@@ -507,7 +532,7 @@ void HttpConnection::endResponse(std::string_view body, bool closeConnection) {
 }
 
 void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection) {
-    if (!responsePending_ || isClosed()) return;
+    if (!http11Pending() || isClosed()) return;
     if (coding_.matched()) [[unlikely]] {
         if (codingStream_ != nullptr) return endCoded({}, closeConnection);
         if (!head_.ended()) writeCodingFields(false);
@@ -531,7 +556,7 @@ void HttpConnection::endWithoutBody(std::optional<std::uint64_t> reportedLength,
 }
 
 std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
-    if (!responsePending_ || isClosed()) return {true, true};
+    if (!http11Pending() || isClosed()) return {true, true};
     if (coding_.matched()) [[unlikely]]
         return tryEndCoded(data, totalSize, closeConnection);
     if (head_.chunked()) {
@@ -553,7 +578,7 @@ std::pair<bool, bool> HttpConnection::tryEnd(std::string_view data, std::uint64_
 
 std::pair<bool, bool> HttpConnection::tryEndFromFile(int fd, std::uint64_t fileOffset, std::uint64_t count,
                                                      std::uint64_t totalSize, bool closeConnection) {
-    if (!responsePending_ || isClosed()) return {true, true};
+    if (!http11Pending() || isClosed()) return {true, true};
     if (head_.chunked()) {
         // A body begun in chunks cannot go on from the page cache: the caller reads the file (tryEnd) instead.
         return {false, false};
@@ -600,7 +625,7 @@ inline void HttpConnection::writeContentLength(std::uint64_t length) {
 }
 
 void HttpConnection::finishResponse(bool closeConnection) {
-    responsePending_ = false;
+    setHttp11Pending(false);
     if (closeConnection || !keepAlive_ || closeAfterResponse_) {
         startLingeringClose();
         releaseCallbacksIfDone();
@@ -622,13 +647,13 @@ void HttpConnection::finishResponse(bool closeConnection) {
 }
 
 void HttpConnection::continueAfterResponse() {
-    if (isClosed() || responsePending_ || phase_ == Phase::Closing) return;
+    if (isClosed() || http11Pending() || phase_ == Phase::Closing) return;
     if (server_.isProcessing() && !pending_.empty()) {
         server_.resumeAfterProcessing(*this);
         return;
     }
     if (phase_ == Phase::Head) processPending();
-    if (!isClosed() && hasReceivedEnd() && !responsePending_) {
+    if (!isClosed() && hasReceivedEnd() && !http11Pending()) {
         shutdownWrite();
         return;
     }
@@ -657,12 +682,12 @@ void HttpConnection::drain() noexcept {
         return;
     }
     // Idle: no response pending, no request begun (a head's first bytes start its deadline).
-    if (!responsePending_ && phase_ == Phase::Head && headDeadlineMs_ == 0 && pending_.empty()) {
+    if (!http11Pending() && phase_ == Phase::Head && headDeadlineMs_ == 0 && pending_.empty()) {
         startLingeringClose();
         return;
     }
     closeAfterResponse_ = true;
-    if (responsePending_ && !head_.ended()) keepAlive_ = false;
+    if (http11Pending() && !head_.ended()) keepAlive_ = false;
 }
 
 void HttpConnection::pauseRequest() {
@@ -681,7 +706,7 @@ std::string_view HttpConnection::remoteAddressText() noexcept { return remoteAdd
 
 void HttpConnection::onWritable() {
     writeDeadlineMs_ = 0;
-    if (responsePending_ && onWritable_) {
+    if (http11Pending() && onWritable_) {
         bool corkedHere = beginCork();
         ++callbackDepth_;
         onWritable_(writeOffset_);
@@ -689,7 +714,7 @@ void HttpConnection::onWritable() {
         uncorkIfCorkedHere(corkedHere);
         releaseCallbacksIfDone();
         continueAfterResponse();
-    } else if (!responsePending_) {
+    } else if (!http11Pending()) {
         // The backlog has drained: requests held back by it go on.
         continueAfterResponse();
     }
@@ -731,7 +756,7 @@ void HttpConnection::armDeadline() noexcept {
     writeDeadlineMs_ = 0;
     // A paused request, and a pending response with nothing waiting for the peer, belong to the application: no
     // deadline.
-    bool applicationOwned = paused_ || (responsePending_ && phase_ != Phase::Body);
+    bool applicationOwned = paused_ || (http11Pending() && phase_ != Phase::Body);
     if (applicationOwned) {
         setDeadline(0);
     } else if (phase_ == Phase::Body) {
@@ -773,8 +798,8 @@ void HttpConnection::onTimeout() {
 
 void HttpConnection::onClose() {
     releaseCodingStream();
-    if (responsePending_) {
-        responsePending_ = false;
+    if (http11Pending()) {
+        setHttp11Pending(false);
         ++callbackDepth_;
         AbortedHandler aborted = std::move(onAborted_);
         if (aborted) aborted();
@@ -783,8 +808,8 @@ void HttpConnection::onClose() {
     releaseCallbacksIfDone();
 }
 
-void HttpConnection::releaseCallbacksIfDone() noexcept {
-    if (callbackDepth_ != 0 || (responsePending_ && !isClosed())) return;
+void HttpConnection::releaseCallbacks() noexcept {
+    callbacksHeld_ = false;
     onAborted_ = nullptr;
     onData_ = nullptr;
     onDataV2_ = nullptr;

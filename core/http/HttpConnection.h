@@ -68,7 +68,7 @@ public:
     // request body being read, nothing written but a 101 status line and header fields, which the 101 answer
     // then carries: engine.io and crossws write them before upgrading, as uWebSockets allows).
     bool canSwitchProtocols() const noexcept {
-        return responsePending_ && (!head_.statusWritten() || head_.switchingProtocols()) && !head_.ended() &&
+        return http11Pending() && (!head_.statusWritten() || head_.switchingProtocols()) && !head_.ended() &&
                !isClosed() && phase_ == Phase::Head;
     }
     bool hasWrittenStatus() const noexcept { return head_.statusWritten(); }
@@ -80,16 +80,23 @@ public:
     // after its 101 response: the bytes received after the request head go to successor, at once or, inside
     // process(), once the head's handler has returned.
     void handOver(Socket& successor) noexcept;
+    // Whether data (a head the parser refused for its version) begins with HTTP/2's preface where the server speaks
+    // HTTP/2.
+    bool startsHttp2(const char* data, std::size_t length) const noexcept;
 
     std::uint64_t writeOffset() const noexcept { return writeOffset_; }
-    bool responseComplete() const noexcept { return !responsePending_ || isClosed(); }
+    bool responseComplete() const noexcept { return !http11Pending() || isClosed(); }
     bool refusedWrite() const noexcept { return head_.refusedWrite(); }
     std::string_view remoteAddressText() noexcept;
+    // App::compress's state for the response in progress.
+    ResponseCoding& coding() noexcept { return coding_; }
 
     AbortedHandler onAborted_;
     DataHandler onData_;
     DataV2Handler onDataV2_;
     WritableHandler onWritable_;
+    // Set by HttpResponse's setters when they store one of the four: only then are they released.
+    bool callbacksHeld_ = false;
 
 private:
     friend class HttpServer;
@@ -162,8 +169,12 @@ private:
     // The same, never inlined: for rare paths inside hot functions.
     void armDeadlineOutOfLine() noexcept;
     void armWriteDeadline() noexcept;
-    // Frees the per-request callbacks once the response is over and none of them is running.
-    void releaseCallbacksIfDone() noexcept;
+    // Frees the per-request callbacks once the response is over and none of them is running. Most handlers answer
+    // without a callback: they pay this one test, inline.
+    void releaseCallbacksIfDone() noexcept {
+        if (callbacksHeld_ && callbackDepth_ == 0 && (!http11Pending() || isClosed())) releaseCallbacks();
+    }
+    void releaseCallbacks() noexcept;
 
     HttpServer& server_;
     HttpParser parser_;
@@ -181,7 +192,6 @@ private:
 
     bool processing_ = false;  // inside process(): completions must not re-enter it
     bool chunkedBody_ = false;
-    bool responsePending_ = false;  // a request was dispatched and its response is not complete
     bool keepAlive_ = true;
     bool paused_ = false;
     bool closeAfterResponse_ = false;

@@ -1,6 +1,8 @@
 #include "HttpServer.h"
 
 #include "HttpConnection.h"
+#include "ResponseStream.h"
+#include "h2/Http2Server.h"
 #include "HttpParser.h"
 #include "ResponseCoder.h"
 #include "net/TlsSession.h"
@@ -18,7 +20,9 @@ HttpServer::HttpServer(Loop& loop, const ServerOptions& options)
       connections_(loop),
       queryScratch_(new char[kQueryScratchBytes]),
       head_(std::make_unique<RequestHead>()),
-      drainTimer_(loop, [this] { onDrainTick(); }) {}
+      drainTimer_(loop, [this] { onDrainTick(); }) {
+    if (options.http2) installedExtension<h2::Http2Server>(*this);
+}
 
 HttpServer::~HttpServer() {
     loop_.cancelFlush(*this);
@@ -135,7 +139,7 @@ void HttpServer::attachDomain(std::string_view pattern) noexcept {
 // routes of its own. One load and a compare for plain connections.
 HttpServer::RouteTable& HttpServer::routesFor(HttpResponse& response) noexcept {
     if (domainRoutes_.empty()) return routes_;
-    const TlsSession* tls = static_cast<HttpConnection&>(response).tlsSession();
+    const TlsSession* tls = any_response::socket(response).tlsSession();
     if (tls == nullptr || tls->serverNameData() == nullptr) return routes_;
     return *static_cast<RouteTable*>(tls->serverNameData());
 }
@@ -254,8 +258,9 @@ bool HttpServer::dispatch(HttpResponse& response, RequestHead& head) {
     };
     ++dispatchDepth_;
     const Handling outer = std::exchange(handling_, Handling{&response, &request});
-    if (ResponseCoder* coder = extension<ResponseCoder>()) [[unlikely]]
-        coder->negotiate(request, head.path, static_cast<HttpConnection&>(response).coding_);
+    if (ResponseCoder* coder = extension<ResponseCoder>()) [[unlikely]] {
+        if (ResponseCoding* coding = any_response::coding(response)) coder->negotiate(request, head.path, *coding);
+    }
     std::string_view method = head.method;
     // A HEAD request is answered by the GET route (without its body) unless the app has HEAD routes of its own,
     // so that a catch-all `any` route does not take HEAD requests away from GET routes.

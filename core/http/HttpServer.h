@@ -31,8 +31,8 @@ struct RequestHead;
 // A layer built on the server (the WebSocket layer, static files, compression): the server owns it and closes it
 // with itself, without depending on it. One of each kind per server; each extension type names its kind (a
 // `static constexpr ServerExtensionKind kKind`), so that the server hands it out typed (extension<T>()).
-enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles, Compression };
-inline constexpr std::size_t kServerExtensionKinds = 3;
+enum class ServerExtensionKind : std::uint8_t { WebSockets, StaticFiles, Compression, Http2 };
+inline constexpr std::size_t kServerExtensionKinds = 4;
 
 class ServerExtension {
 public:

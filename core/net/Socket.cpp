@@ -110,6 +110,7 @@ Socket::Socket(Socket& predecessor, SocketGroup& group) noexcept
     loop_.transferWatch(predecessor, *this);
     if (loop_.corkOwner() == &predecessor) loop_.setCorkOwner(this);
     predecessor.closed_ = true;
+    predecessor.successor_ = this;
     predecessor.group_->remove(predecessor);
     loop_.deferDelete(&predecessor);
     group_->add(*this);
@@ -627,7 +628,20 @@ void Socket::readEncrypted(bool peerEnded) {
         // The handshake's deadline is over; the layer above sets its own.
         deadlineMs_ = 0;
         onTransportReady();
-        if (closed_) return;
+        if (closed_) {
+            // Taken over by the layer's successor (HTTP/2, chosen by ALPN): what this read decrypted is its input.
+            if (successor_ != nullptr) {
+                Socket& successor = *successor_;
+                if (plaintextLength > 0) successor.receive(plaintext, plaintextLength);
+                if (successor.closed_) return;
+                if (result == TlsSession::ReadResult::PeerClosed) {
+                    successor.endOfStream();
+                    return;
+                }
+                if (peerEnded || static_cast<std::size_t>(received) == room) successor.readAgainLater();
+            }
+            return;
+        }
     }
     if (plaintextLength > 0) {
         onData(plaintext, plaintextLength);

@@ -295,6 +295,7 @@ private:
     bool inMemory_ = false;  // the descriptor is a MemoryStream's server end (tests)
     bool lingering_ = false;
     std::uint32_t lingerBytes_ = 0;  // discarded while lingering
+    Socket* successor_ = nullptr;    // the socket that took this one over, while this one waits to be freed
 };
 
 // SocketGroup: the sockets of one server, for the sweep (deadlines) and for closing them all at once.

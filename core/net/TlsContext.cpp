@@ -31,6 +31,7 @@ struct ContextDeleter {
 using ContextPointer = std::unique_ptr<SSL_CTX, ContextDeleter>;
 
 constexpr std::string_view kHttp11Protocol = "http/1.1";
+constexpr std::string_view kHttp2Protocol = "h2";
 
 long bioControl(BIO* /*bio*/, int command, long /*number*/, void* /*pointer*/) {
     // OpenSSL flushes after each flight; the socket sends after each call anyway.
@@ -256,21 +257,21 @@ bool useDhParameters(SSL_CTX* context, const PemSource& source, std::string& err
     return true;
 }
 
-int selectHttp11(SSL* /*ssl*/, const unsigned char** selected, unsigned char* selectedLength,
-                 const unsigned char* offered, unsigned int offeredLength, void* /*unused*/) {
-    // The client's list: protocol names, each after a one-byte length.
+// Finds wanted in the client's list (protocol names, each after a one-byte length) and selects it.
+bool selectOffered(std::string_view wanted, const unsigned char** selected, unsigned char* selectedLength,
+                   const unsigned char* offered, unsigned int offeredLength) noexcept {
     for (unsigned int at = 0; at < offeredLength;) {
         unsigned int length = offered[at];
         if (at + 1 + length > offeredLength) break;
         std::string_view name(reinterpret_cast<const char*>(offered + at + 1), length);
-        if (name == kHttp11Protocol) {
+        if (name == wanted) {
             *selected = offered + at + 1;
             *selectedLength = static_cast<unsigned char>(length);
-            return SSL_TLSEXT_ERR_OK;
+            return true;
         }
         at += 1 + length;
     }
-    return SSL_TLSEXT_ERR_NOACK;
+    return false;
 }
 
 // A context with the material and settings of options, or null with error set.
@@ -282,7 +283,7 @@ ContextPointer buildContext(const SocketContextOptions& options, std::string& er
     }
     SSL_CTX* ssl = context.get();
     tls::applyServerSettings(ssl, options.ssl_prefer_low_memory_usage);
-    SSL_CTX_set_alpn_select_cb(ssl, selectHttp11, nullptr);
+    SSL_CTX_set_alpn_select_cb(ssl, TlsContext::selectProtocol, nullptr);
 
     PemSource certificate(options.cert, "cert", options.cert_file_name, "cert_file_name");
     PemSource key(options.key, "key", options.key_file_name, "key_file_name");
@@ -343,6 +344,21 @@ std::unique_ptr<TlsContext> TlsContext::create(const SocketContextOptions& optio
     SSL_CTX_set_tlsext_servername_callback(created->context_, selectServerName);
     SSL_CTX_set_tlsext_servername_arg(created->context_, created.get());
     return created;
+}
+
+// The server's choice, whatever the client's order (RFC 7301 leaves it to the server): "h2" where the server speaks
+// HTTP/2 and the client offers it, else "http/1.1" when offered, else none. Every context of the server (those of
+// its server names too) selects here; the session's BIO leads to the server's TlsContext.
+int TlsContext::selectProtocol(SSL* ssl, const unsigned char** selected, unsigned char* selectedLength,
+                               const unsigned char* offered, unsigned int offeredLength, void* /*unused*/) {
+    BIO* bio = SSL_get_rbio(ssl);
+    const auto* self = bio != nullptr ? static_cast<const TlsContext*>(BIO_get_data(bio)) : nullptr;
+    if (self != nullptr && self->offersHttp2_ &&
+        selectOffered(kHttp2Protocol, selected, selectedLength, offered, offeredLength)) {
+        return SSL_TLSEXT_ERR_OK;
+    }
+    if (selectOffered(kHttp11Protocol, selected, selectedLength, offered, offeredLength)) return SSL_TLSEXT_ERR_OK;
+    return SSL_TLSEXT_ERR_NOACK;
 }
 
 TlsContext::TlsContext(SSL_CTX* context, BIO* bio, std::uint32_t handshakeTimeoutMs) noexcept

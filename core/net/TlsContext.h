@@ -10,7 +10,8 @@
 // missing-server-name handler, which may add it, for this very handshake; else the default context answers.
 // Sessions: see TlsSession. A session's call into OpenSSL opens a Call on its context, which points the BIO at that
 // call's ciphertext and record buffer; the context holds no bytes between calls.
-// Protocol: TLS 1.2 and 1.3; ALPN picks "http/1.1" when the client offers it (and no protocol otherwise);
+// Protocol: TLS 1.2 and 1.3; ALPN picks "h2" when offerHttp2() was called and the client offers it, else
+// "http/1.1" when the client offers it (and no protocol otherwise);
 // renegotiation is refused; session resumption through tickets (TLS 1.3) and the session cache (TLS 1.2).
 // Threading: the loop thread of the server that owns it.
 #pragma once
@@ -55,6 +56,11 @@ public:
     // Adds (or replaces) the context for pattern: a host name, or "*." and a domain. Returns false, and changes
     // nothing, when the material fails to load (error names the option) or the pattern is empty.
     bool addServerName(std::string_view pattern, const SocketContextOptions& options, std::string& error);
+    // ALPN offers "h2" from now on (the server speaks HTTP/2: App's http2 option).
+    void offerHttp2() noexcept { offersHttp2_ = true; }
+    // OpenSSL's ALPN callback, for every context of this server (see the .cpp).
+    static int selectProtocol(SSL* ssl, const unsigned char** selected, unsigned char* selectedLength,
+                              const unsigned char* offered, unsigned int offeredLength, void* unused);
     // Returns whether the pattern had a context. Sessions that use it keep it until they end.
     bool removeServerName(std::string_view pattern);
     void setMissingServerNameHandler(MissingServerNameHandler handler) { onMissingServerName_ = std::move(handler); }
@@ -124,6 +130,7 @@ private:
     std::vector<ServerName> serverNames_;
     MissingServerNameHandler onMissingServerName_;
     Call* call_ = nullptr;
+    bool offersHttp2_ = false;
 };
 
 }  // namespace loopwire

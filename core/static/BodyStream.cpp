@@ -1,6 +1,6 @@
 #include "BodyStream.h"
 
-#include "http/HttpConnection.h"
+#include "http/ResponseStream.h"
 #include "static/ContentRange.h"
 
 #include <loopwire/HttpResponse.h>
@@ -78,7 +78,7 @@ void BodyStream::start(HttpResponse& response, std::shared_ptr<CachedFile> entry
     }
     sendFromPageCache_ = fd_ >= 0 && mayUseSendFile;
     // A handler's own onAborted (HttpResponse::sendFile after an await) still runs if the peer leaves before the end.
-    chainedAbort_ = std::move(static_cast<HttpConnection&>(response).onAborted_);
+    chainedAbort_ = std::move(any_response::abortedHandler(response));
     response.onAborted([this] { abort(); });
     response.onWritable([this](std::uint64_t) { return pump(); });
 }

@@ -32,7 +32,7 @@ constexpr std::string_view k101Fields = "Upgrade: websocket\r\nConnection: Upgra
 ws::HandshakeRequest handshakeOf(HttpResponse* response, HttpRequest* request) {
     ws::HandshakeRequest handshake;
     handshake.method = request->getCaseSensitiveMethod();
-    handshake.http11 = !static_cast<HttpConnection&>(*response).isHttp10();
+    handshake.http11 = response->isStream() || !static_cast<HttpConnection&>(*response).isHttp10();
     handshake.upgrade = request->getHeader("upgrade");
     handshake.connection = request->getHeader("connection");
     handshake.key = request->getHeader("sec-websocket-key");
@@ -91,8 +91,8 @@ void WebSocketContext::handleUpgradeRequest(HttpResponse* response, HttpRequest*
 WebSocketConnection* WebSocketContext::upgrade(HttpResponse* response, std::string_view key, std::string_view protocol,
                                                std::string_view extensions, void (*construct)(void*, void*),
                                                void* argument) {
+    if (!response->canUpgrade()) return nullptr;  // an HTTP/2 stream among others
     auto& http = static_cast<HttpConnection&>(*response);
-    if (!http.canSwitchProtocols()) return nullptr;
     if (&http.loop() != &server_.loop()) {
         // A context of another App (another loop): the socket cannot move to it. A programmer error, answered
         // rather than followed.

@@ -82,6 +82,11 @@ struct ServerOptions {
     std::vector<std::string> proxyTrustedSources;
     // A PROXY header that has begun but not ended this long after the connection was accepted closes it.
     std::uint32_t proxyHeaderTimeoutMs = 5000;
+
+    // HTTP/2 beside HTTP/1.1, with the same routes and handlers (off by default this release): on TLS when the
+    // client's ALPN offers "h2", on cleartext when the client sends HTTP/2's preface (prior knowledge). What differs
+    // for handlers on HTTP/2: docs/differences.md.
+    bool http2 = false;
 };
 
 class App {

@@ -193,13 +193,27 @@ public:
     static bool isValidHeaderName(std::string_view name) noexcept;
     static bool isValidHeaderValue(std::string_view value) noexcept;
 
+    // Internal: whether this is an HTTP/2 stream's response rather than an HTTP/1.1 connection's.
+    bool isStream() const noexcept { return (state_ & kStream) != 0; }
+
 protected:
     HttpResponse() = default;
     ~HttpResponse() = default;
 
+    // One byte that says what kind of response this is and, for an HTTP/1.1 connection, whether a response is in
+    // progress: the methods most calls make (the callback setters) then tell the common case by one compare.
+    static constexpr std::uint8_t kStream = 1;         // an HTTP/2 stream (ResponseStream); never changes
+    static constexpr std::uint8_t kHttp11Pending = 2;  // an HTTP/1.1 connection with a response in progress
+    void markAsStream() noexcept { state_ = kStream; }
+    bool http11Pending() const noexcept { return state_ == kHttp11Pending; }
+    // HTTP/1.1 only: a plain store, the stream bit being 0 there.
+    void setHttp11Pending(bool pending) noexcept { state_ = pending ? kHttp11Pending : 0; }
+
 private:
     bool beginCork();
     void endCork(bool corkedHere);
+
+    std::uint8_t state_ = 0;
 };
 
 }  // namespace loopwire

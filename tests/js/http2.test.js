@@ -1,0 +1,170 @@
+'use strict';
+// HTTP/2 from JavaScript (the App's `http2: true`): Node's own http2 client, with prior knowledge on an App and by
+// ALPN on an SSLApp, against routes written for uWebSockets.js: requests with bodies, headers both ways, streams in
+// parallel on one connection, a stream reset by the client (onAborted), and the option's checks.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http2 = require('node:http2');
+const uWS = require('../../addon/lib/index.js');
+const { certificates } = require('./helpers/certificates.js');
+
+const certs = certificates();
+const ca = fs.readFileSync(certs.ca);
+
+function routes(app, events) {
+  app.get('/hello', (res) => res.end('Hello world!'));
+  app.get('/echo/:word', (res, req) => {
+    const answer = [req.getMethod(), req.getUrl(), req.getQuery(), req.getParameter(0), req.getHeader('host'),
+      req.getHeader('x-custom')].join(' ');
+    res.writeStatus('201 Created').writeHeader('X-Answer', 'yes').writeHeader('Connection', 'keep-alive').end(answer);
+  });
+  app.post('/length', (res) => {
+    let total = 0;
+    res.onAborted(() => events.push('aborted'));
+    res.onData((chunk, isLast) => {
+      total += chunk.byteLength;
+      if (isLast) res.end(String(total));
+    });
+  });
+  app.get('/later', (res) => {
+    res.onAborted(() => events.push('later aborted'));
+    setTimeout(() => events.push('timer done'), 200);
+  });
+}
+
+function listen(t, app) {
+  let token = false;
+  app.listen('127.0.0.1', 0, (listenSocket) => { token = listenSocket; });
+  assert.ok(token, 'listen failed');
+  t.after(() => app.close());
+  return uWS.us_socket_local_port(token);
+}
+
+/** Sends one request on session; resolves with { headers, body }. */
+function request(session, headers, body) {
+  return new Promise((resolve, reject) => {
+    const stream = session.request(headers);
+    const chunks = [];
+    let responseHeaders;
+    stream.on('response', (h) => { responseHeaders = h; });
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => resolve({ headers: responseHeaders, body: Buffer.concat(chunks).toString() }));
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
+
+for (const tls of [false, true]) {
+  const name = tls ? 'SSLApp (ALPN h2)' : 'App (prior knowledge)';
+
+  test(`${name}: routes answer Node's http2 client as they answer HTTP/1.1`, async (t) => {
+    const events = [];
+    const app = tls
+      ? uWS.SSLApp({ key_file_name: certs.localhost.key, cert_file_name: certs.localhost.cert, http2: true })
+      : uWS.App({ http2: true });
+    routes(app, events);
+    const port = listen(t, app);
+    const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
+    t.after(() => session.close());
+
+    const hello = await request(session, { ':path': '/hello' });
+    assert.equal(hello.headers[':status'], 200);
+    assert.equal(hello.body, 'Hello world!');
+    assert.equal(hello.headers['content-length'], '12');
+
+    const echo = await request(session, { ':path': '/echo/word?a=1', 'x-custom': 'value' });
+    assert.equal(echo.headers[':status'], 201);
+    assert.equal(echo.headers['x-answer'], 'yes');
+    assert.equal(echo.headers.connection, undefined, 'a connection-specific field is dropped');
+    assert.equal(echo.body, `get /echo/word a=1 word localhost:${port} value`);
+
+    const upload = await request(session, { ':path': '/length', ':method': 'POST' }, Buffer.alloc(300000, 1));
+    assert.equal(upload.body, '300000');
+
+    // Twenty streams in flight on the one connection.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => request(session, { ':path': '/hello' })));
+    assert.deepEqual(answers.map((a) => a.body), Array(20).fill('Hello world!'));
+    assert.deepEqual(events, []);
+  });
+
+  test(`${name}: a stream the client resets runs onAborted`, async (t) => {
+    const events = [];
+    const app = tls
+      ? uWS.SSLApp({ key_file_name: certs.localhost.key, cert_file_name: certs.localhost.cert, http2: true })
+      : uWS.App({ http2: true });
+    routes(app, events);
+    const port = listen(t, app);
+    const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
+    t.after(() => session.close());
+    const stream = session.request({ ':path': '/later' });
+    stream.on('error', () => {});
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(events, ['later aborted']);
+    // The connection goes on.
+    assert.equal((await request(session, { ':path': '/hello' })).body, 'Hello world!');
+  });
+}
+
+test('app.close({ drainMs }) sends GOAWAY, lets a stream in flight finish and closes the connection', async (t) => {
+  const app = uWS.App({ http2: true });
+  let pending;
+  app.get('/slow', (res) => {
+    res.onAborted(() => { pending = null; });
+    pending = res;
+  });
+  const port = listen(t, app);
+  const session = http2.connect(`http://localhost:${port}`);
+  const goaway = new Promise((resolve) => session.on('goaway', (code) => resolve(code)));
+  const closed = new Promise((resolve) => session.on('close', resolve));
+  const answer = request(session, { ':path': '/slow' });
+  while (!pending) await new Promise((resolve) => setTimeout(resolve, 5));
+  let drained = false;
+  app.close({ drainMs: 5000 }, () => { drained = true; });
+  assert.equal(await goaway, http2.constants.NGHTTP2_NO_ERROR);
+  pending.end('finished');
+  assert.equal((await answer).body, 'finished');
+  await closed;
+  while (!drained) await new Promise((resolve) => setTimeout(resolve, 5));
+});
+
+test('app.close() aborts HTTP/2 streams in flight', async (t) => {
+  const app = uWS.App({ http2: true });
+  const events = [];
+  app.get('/slow', (res) => res.onAborted(() => events.push('aborted')));
+  const port = listen(t, app);
+  const session = http2.connect(`http://localhost:${port}`);
+  session.on('error', () => {});
+  const stream = session.request({ ':path': '/slow' });
+  stream.on('error', () => {});
+  const closed = new Promise((resolve) => session.on('close', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  app.close();
+  await closed;
+  assert.deepEqual(events, ['aborted']);
+});
+
+test('without http2, an App answers HTTP/2 prior knowledge as a bad HTTP/1.1 request', async (t) => {
+  const app = uWS.App();
+  app.get('/hello', (res) => res.end('Hello world!'));
+  const port = listen(t, app);
+  const session = http2.connect(`http://localhost:${port}`);
+  session.on('error', () => {});
+  const failed = await new Promise((resolve) => {
+    const stream = session.request({ ':path': '/hello' });
+    stream.on('error', () => resolve(true));
+    stream.on('close', () => resolve(true));
+    stream.on('response', () => resolve(false));
+    stream.end();
+  });
+  assert.ok(failed);
+  session.destroy();
+});
+
+test('options.http2 is checked', () => {
+  assert.throws(() => uWS.App({ http2: 'yes' }), { name: 'TypeError', message: /options\.http2 must be a boolean/ });
+  assert.doesNotThrow(() => uWS.App({ http2: false }).close());
+});
