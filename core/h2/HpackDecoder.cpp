@@ -100,13 +100,15 @@ HpackStatus HpackDecoder::readIndexed(DecodedField& field) noexcept {
     if (index <= kStaticTableSize) {
         field.name = kStaticTable[index].name;
         field.value = kStaticTable[index].value;
-        field.nameId = staticNameOf(index);
+        field.kind = staticFieldKind(index);
+        field.valueCheck = ValueCheck::Valid;
         return HpackStatus::Field;
     }
     const std::uint32_t dynamicIndex = index - kStaticTableSize;
     if (dynamicIndex > table_.count()) return HpackStatus::BadIndex;
     const HpackDynamicTable::Entry entry = table_.entry(dynamicIndex);
-    field.nameId = entry.name;
+    field.kind = entry.kind;
+    field.valueCheck = entry.valueCheck;
     char* bytes = listTooLarge() ? nullptr : reserve(entry.nameLength + entry.valueLength);
     if (bytes == nullptr) {
         // Over the list limit (scratch full means that): this field is not kept, and it changes no table.
@@ -115,8 +117,7 @@ HpackStatus HpackDecoder::readIndexed(DecodedField& field) noexcept {
         field.value = {};
         return HpackStatus::Field;
     }
-    table_.copyName(dynamicIndex, bytes);
-    table_.copyValue(dynamicIndex, bytes + entry.nameLength);
+    table_.copyEntry(dynamicIndex, bytes);
     field.name = std::string_view(bytes, entry.nameLength);
     field.value = std::string_view(bytes + entry.nameLength, entry.valueLength);
     return HpackStatus::Field;
@@ -130,10 +131,10 @@ HpackStatus HpackDecoder::readLiteral(unsigned prefixBits, bool indexed, Decoded
     if (nameIndex == 0) {
         if (const HpackStatus status = readString(field, field.name, oversized); status != HpackStatus::Field)
             return status;
-        field.nameId = StaticName::None;
+        field.kind = classifyName(field.name);
     } else if (nameIndex <= kStaticTableSize) {
         field.name = kStaticTable[nameIndex].name;
-        field.nameId = staticNameOf(nameIndex);
+        field.kind = staticFieldKind(nameIndex);
     } else {
         const std::uint32_t dynamicIndex = nameIndex - kStaticTableSize;
         if (dynamicIndex > table_.count()) return HpackStatus::BadIndex;
@@ -148,8 +149,9 @@ HpackStatus HpackDecoder::readLiteral(unsigned prefixBits, bool indexed, Decoded
         }
         table_.copyName(dynamicIndex, bytes);
         field.name = std::string_view(bytes, entry.nameLength);
-        field.nameId = entry.name;
+        field.kind = entry.kind;
     }
+    field.valueCheck = ValueCheck::Unchecked;
     bool valueOversized = false;
     if (const HpackStatus status = readString(field, field.value, valueOversized); status != HpackStatus::Field)
         return status;
@@ -157,9 +159,9 @@ HpackStatus HpackDecoder::readLiteral(unsigned prefixBits, bool indexed, Decoded
         if (oversized || valueOversized) {
             table_.clear();  // the entry is larger than any table: RFC 7541 section 4.4 empties it
         } else {
-            StaticName nameId = field.nameId;
-            if (nameId == StaticName::None && nameIndex == 0) nameId = staticNameOf(staticIndexOfName(field.name));
-            table_.insert(nameId, field.name, field.value);
+            // Checked once here, for every later reference to the entry.
+            field.valueCheck = isValidFieldValue(field.value) ? ValueCheck::Valid : ValueCheck::Invalid;
+            table_.insert(field.kind, field.valueCheck, field.name, field.value);
         }
     }
     return HpackStatus::Field;

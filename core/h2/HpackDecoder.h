@@ -23,6 +23,7 @@
 #pragma once
 
 #include "HpackDynamicTable.h"
+#include "FieldKind.h"
 #include "HpackStaticTable.h"
 
 #include <algorithm>
@@ -38,9 +39,8 @@ inline constexpr std::uint32_t kDefaultHpackTableLimit = 4096;
 struct DecodedField {
     std::string_view name;
     std::string_view value;
-    // Which name it is when the name came from the static table, or from a dynamic entry whose name is one of
-    // those; None otherwise (a literal name is not looked up: compare it).
-    StaticName nameId = StaticName::None;
+    FieldKind kind = FieldKind::Regular;  // what the name is (FieldKind.h), checked
+    ValueCheck valueCheck = ValueCheck::Unchecked;
 };
 
 enum class HpackStatus : std::uint8_t {

@@ -26,7 +26,8 @@ bool HpackDynamicTable::setCapacity(std::uint32_t capacity) noexcept {
     return true;
 }
 
-void HpackDynamicTable::insert(StaticName nameId, std::string_view name, std::string_view value) noexcept {
+void HpackDynamicTable::insert(FieldKind kind, ValueCheck valueCheck, std::string_view name,
+                               std::string_view value) noexcept {
     const std::uint64_t entrySize = std::uint64_t{name.size()} + value.size() + kHpackEntryOverhead;
     if (entrySize > capacity_) {
         clear();  // RFC 7541 section 4.4: not an error; the table ends up empty
@@ -41,7 +42,7 @@ void HpackDynamicTable::insert(StaticName nameId, std::string_view name, std::st
     LW_CHECK(count_ < slotCount_);
     newest_ = (newest_ + 1) % slotCount_;
     slots_[newest_] =
-        Slot{Entry{static_cast<std::uint16_t>(name.size()), static_cast<std::uint16_t>(value.size()), nameId},
+        Slot{Entry{static_cast<std::uint16_t>(name.size()), static_cast<std::uint16_t>(value.size()), kind, valueCheck},
              static_cast<std::uint16_t>(writeAt_)};
     copyIn(name);
     copyIn(value);
@@ -65,9 +66,9 @@ void HpackDynamicTable::copyName(std::uint32_t index, char* out) const noexcept 
     copyOut(slot.start, slot.entry.nameLength, out);
 }
 
-void HpackDynamicTable::copyValue(std::uint32_t index, char* out) const noexcept {
+void HpackDynamicTable::copyEntry(std::uint32_t index, char* out) const noexcept {
     const Slot& slot = slots_[slotOf(index)];
-    copyOut((slot.start + slot.entry.nameLength) % limit_, slot.entry.valueLength, out);
+    copyOut(slot.start, slot.entry.nameLength + slot.entry.valueLength, out);  // the value follows its name
 }
 
 void HpackDynamicTable::copyOut(std::uint32_t from, std::uint32_t length, char* out) const noexcept {

@@ -13,7 +13,7 @@
 //   and never again: nothing per request.
 #pragma once
 
-#include "HpackStaticTable.h"
+#include "FieldKind.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +32,8 @@ public:
     struct Entry {
         std::uint16_t nameLength;
         std::uint16_t valueLength;
-        StaticName name;  // the codec's name for it, None when it is not one of those
+        FieldKind kind;         // classified when it entered
+        ValueCheck valueCheck;  // checked when it entered
     };
 
     explicit HpackDynamicTable(std::uint32_t limit) noexcept;
@@ -44,15 +45,16 @@ public:
 
     // A dynamic table size update; false (and no change) when capacity is over limit().
     bool setCapacity(std::uint32_t capacity) noexcept;
-    void insert(StaticName nameId, std::string_view name, std::string_view value) noexcept;
+    void insert(FieldKind kind, ValueCheck valueCheck, std::string_view name, std::string_view value) noexcept;
     // Evicts every entry: what inserting an entry larger than capacity() does.
     void clear() noexcept;
 
     // index: 1 to count().
     Entry entry(std::uint32_t index) const noexcept { return slots_[slotOf(index)].entry; }
-    // Write the entry's name or value (entry(index).nameLength or .valueLength bytes) to out.
+    // Write the entry's name, or its name and value one after the other (entry(index).nameLength, or that and
+    // .valueLength bytes), to out.
     void copyName(std::uint32_t index, char* out) const noexcept;
-    void copyValue(std::uint32_t index, char* out) const noexcept;
+    void copyEntry(std::uint32_t index, char* out) const noexcept;
 
 private:
     struct Slot {

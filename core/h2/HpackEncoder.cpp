@@ -56,6 +56,10 @@ char* writeStatusField(char* out, unsigned status) noexcept {
     return out;
 }
 
+char* writeStaticNameField(char* out, std::uint32_t staticIndex, std::string_view value) noexcept {
+    return writeString(writeHpackInteger(out, 4, kLiteralWithoutIndexing, staticIndex), value);
+}
+
 char* writeHeaderField(char* out, std::string_view name, std::string_view value) noexcept {
     std::uint32_t nameIndex = 0;
     if (name.size() <= kLongestStaticName) {

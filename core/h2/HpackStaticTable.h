@@ -17,29 +17,79 @@ struct StaticField {
 
 inline constexpr std::uint32_t kStaticTableSize = 61;
 
-// Index 0 is no field (an index of 0 is a decoding error); 1 to 61 are the table.
-extern const StaticField kStaticTable[kStaticTableSize + 1];
-
-// The static index of the first entry with each name the codec acts on (RFC 7541 appendix A).
-enum class StaticName : std::uint8_t {
-    None = 0,
-    Authority = 1,
-    Method = 2,
-    Path = 4,
-    Scheme = 6,
-    Status = 8,
-    AcceptEncoding = 16,
-    ContentLength = 28,
-    ContentType = 31,
-    Cookie = 32,
-    Date = 33,
-    Host = 38,
-    TransferEncoding = 57,
+// Index 0 is no field (an index of 0 is a decoding error); 1 to 61 are the table. In the header, so that other
+// tables can be derived from it at compile time (FieldKind's).
+inline constexpr StaticField kStaticTable[kStaticTableSize + 1] = {
+    {"", ""},
+    {":authority", ""},
+    {":method", "GET"},
+    {":method", "POST"},
+    {":path", "/"},
+    {":path", "/index.html"},
+    {":scheme", "http"},
+    {":scheme", "https"},
+    {":status", "200"},
+    {":status", "204"},
+    {":status", "206"},
+    {":status", "304"},
+    {":status", "400"},
+    {":status", "404"},
+    {":status", "500"},
+    {"accept-charset", ""},
+    {"accept-encoding", "gzip, deflate"},
+    {"accept-language", ""},
+    {"accept-ranges", ""},
+    {"accept", ""},
+    {"access-control-allow-origin", ""},
+    {"age", ""},
+    {"allow", ""},
+    {"authorization", ""},
+    {"cache-control", ""},
+    {"content-disposition", ""},
+    {"content-encoding", ""},
+    {"content-language", ""},
+    {"content-length", ""},
+    {"content-location", ""},
+    {"content-range", ""},
+    {"content-type", ""},
+    {"cookie", ""},
+    {"date", ""},
+    {"etag", ""},
+    {"expect", ""},
+    {"expires", ""},
+    {"from", ""},
+    {"host", ""},
+    {"if-match", ""},
+    {"if-modified-since", ""},
+    {"if-none-match", ""},
+    {"if-range", ""},
+    {"if-unmodified-since", ""},
+    {"last-modified", ""},
+    {"link", ""},
+    {"location", ""},
+    {"max-forwards", ""},
+    {"proxy-authenticate", ""},
+    {"proxy-authorization", ""},
+    {"range", ""},
+    {"referer", ""},
+    {"refresh", ""},
+    {"retry-after", ""},
+    {"server", ""},
+    {"set-cookie", ""},
+    {"strict-transport-security", ""},
+    {"transfer-encoding", ""},
+    {"user-agent", ""},
+    {"vary", ""},
+    {"via", ""},
+    {"www-authenticate", ""},
 };
 
-// The name every entry with this index has, as the StaticName of its first entry (":method" is 2 and 3, both
-// Method); None for 0 or an index past the table.
-StaticName staticNameOf(std::uint32_t index) noexcept;
+// The static indices of the names the encoder writes by index.
+enum class StaticName : std::uint8_t {
+    Status = 8,  // :status, with 200 as its value
+    ContentLength = 28,
+    Date = 33,
+};
 
 // The lowest index whose name is `name` (lower-case), or 0.
 std::uint32_t staticIndexOfName(std::string_view name) noexcept;

@@ -134,7 +134,10 @@ std::size_t Http2Connection::process(char* data, std::size_t length) {
 }
 
 void Http2Connection::handleFrame(const Frame& frame) {
-    if (frame.header.type > kLastKnownFrameType) return;  // an extension's: ignored (RFC 9113 section 5.5)
+    if (frame.header.type > kLastKnownFrameType) {
+        spendControlFrame();  // an extension's: ignored (RFC 9113 section 5.5), but not for free
+        return;
+    }
     switch (frame.header.frameType()) {
         case FrameType::Headers:
             onHeaders(frame);
@@ -159,6 +162,7 @@ void Http2Connection::handleFrame(const Frame& frame) {
             break;
         case FrameType::Priority:
             // Priorities are deprecated (RFC 9113 section 5.3.2) and ignored, but a stream may not depend on itself.
+            if (!spendControlFrame()) return;
             if (frame.dependency == frame.header.streamId) streamError(frame.header.streamId, ErrorCode::ProtocolError);
             break;
         case FrameType::PushPromise:
@@ -168,7 +172,7 @@ void Http2Connection::handleFrame(const Frame& frame) {
 }
 
 void Http2Connection::onSettings(const Frame& frame) {
-    if (frame.header.has(flags::kAck)) return;
+    if (!spendControlFrame() || frame.header.has(flags::kAck)) return;
     settingsReceived_ = true;
     const unsigned char* at = bytesOf(frame.payload);
     for (std::size_t i = 0; i < frame.payload.size(); i += kSettingBytes) {
@@ -200,6 +204,7 @@ void Http2Connection::onSettings(const Frame& frame) {
                 break;  // the encoder keeps no table, and the rest is about streams a server does not open
         }
     }
+    if (bufferedBytes() > kMaxOutputBacklogBytes) return connectionError(ErrorCode::EnhanceYourCalm);
     char ack[kFrameHeaderBytes];
     writeFrameHeader(ack, 0, FrameType::Settings, flags::kAck, 0);
     write({ack, sizeof ack});
@@ -207,7 +212,9 @@ void Http2Connection::onSettings(const Frame& frame) {
 }
 
 void Http2Connection::onPing(const Frame& frame) {
-    if (frame.header.has(flags::kAck)) return;
+    if (!spendControlFrame() || frame.header.has(flags::kAck)) return;
+    // An answer the client does not read would pile up: a client that pings without reading is ended.
+    if (bufferedBytes() > kMaxOutputBacklogBytes) return connectionError(ErrorCode::EnhanceYourCalm);
     char pong[kFrameHeaderBytes + kPingBytes];
     writeFrameHeader(pong, kPingBytes, FrameType::Ping, flags::kAck, 0);
     std::memcpy(pong + kFrameHeaderBytes, frame.payload.data(), kPingBytes);
@@ -245,8 +252,10 @@ void Http2Connection::onRstStream(const Frame& frame) {
         if (id > lastStreamId_) connectionError(ErrorCode::ProtocolError);  // idle
         return;
     }
+    const bool early = !stream->responseComplete();
     stream->abort();
     removeStream(*stream);
+    if (early) spendReset();  // rapid reset: a stream opened and reset before its answer
 }
 
 void Http2Connection::onGoAway(const Frame&) {
@@ -317,7 +326,9 @@ void Http2Connection::startStream(const Frame& frame) {
     }
     if (active_.size() >= kMaxConcurrentStreams || goAwaySent_) {
         http.endProcessing();
-        return writeReset(id, ErrorCode::RefusedStream);
+        writeReset(id, ErrorCode::RefusedStream);
+        spendReset();
+        return;
     }
     Http2Stream& stream = acquireStream();
     stream.begin(id, endStream, head.method == "HEAD", peer_.initialWindowSize);
@@ -363,6 +374,7 @@ void Http2Connection::startStream(const Frame& frame) {
 
 void Http2Connection::onDataFrame(const Frame& frame) {
     const std::uint32_t id = frame.header.streamId;
+    if (frame.header.length == 0 && !frame.header.has(flags::kEndStream) && !spendControlFrame()) return;
     const std::int64_t length = frame.header.length;  // padding included: flow control counts it
     if (length > receiveWindow_) return connectionError(ErrorCode::FlowControlError);
     receiveWindow_ -= length;
@@ -516,7 +528,9 @@ Http2Stream& Http2Connection::acquireStream() {
 void Http2Connection::removeStream(Http2Stream& stream) noexcept {
     const auto at = std::find(active_.begin(), active_.end(), &stream);
     if (at == active_.end()) return;
-    active_.erase(at);
+    // Order does not matter among active streams: the last takes the place of the one that goes.
+    *at = active_.back();
+    active_.pop_back();
     stream.release();
     idle_.emplace_back(&stream);
 }
@@ -578,6 +592,20 @@ void Http2Connection::streamError(std::uint32_t streamId, ErrorCode code) {
         stream->abort();
         removeStream(*stream);
     }
+    // Every reset the client provokes counts as one it sends (MadeYouReset).
+    spendReset();
+}
+
+bool Http2Connection::spendControlFrame() {
+    if (controlFrames_.spend(loop().timeoutClockMs())) return true;
+    connectionError(ErrorCode::EnhanceYourCalm);
+    return false;
+}
+
+bool Http2Connection::spendReset() {
+    if (resets_.spend(loop().timeoutClockMs())) return true;
+    connectionError(ErrorCode::EnhanceYourCalm);
+    return false;
 }
 
 void Http2Connection::abortAll() {

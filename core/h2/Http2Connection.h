@@ -9,14 +9,18 @@
 //   sealed as one TLS record where there is TLS. DATA frames respect the client's windows (the stream's and the
 //   connection's) and its SETTINGS_MAX_FRAME_SIZE.
 // Errors: a connection error sends GOAWAY with its code and ends the connection (lingering, so that the GOAWAY is
-//   read); a stream error sends RST_STREAM and the connection goes on. Every stream whose response is not complete
-//   is aborted (onAborted) when the connection ends.
+//   read); a stream error sends RST_STREAM and the connection goes on.
+// Floods: what no protocol limit bounds has a budget per second (FloodGuard): streams reset before their response
+//   was complete, by either side, and frames that carry no request and no body byte; past either, GOAWAY
+//   ENHANCE_YOUR_CALM. So does a client that makes the server answer (SETTINGS, PING) while it does not read. Every
+//   stream whose response is not complete is aborted (onAborted) when the connection ends.
 // Timeouts: a connection without streams closes (GOAWAY NO_ERROR) after ServerOptions::idleTimeoutMs; one whose
 //   output waits for the peer (its windows or its reading) is ended after writeTimeoutMs without progress.
 // Shutdown: drain() (App::close with drainMs) sends GOAWAY with the last stream id: streams in flight finish, no
 //   new one starts, and the connection closes once they are done.
 #pragma once
 
+#include "FloodGuard.h"
 #include "FrameReader.h"
 #include "HpackDecoder.h"
 #include "Http2Settings.h"
@@ -91,6 +95,10 @@ private:
     // state, its fields checked or dropped. False when it could not be decoded (the connection has ended).
     bool decodeDiscarding(std::string_view block, bool trailers, bool& malformed);
     void connectionError(ErrorCode code);
+    // Counts a frame that carries no request and no body byte; false (the connection ended) past the budget.
+    bool spendControlFrame();
+    // Counts a stream reset before its response was complete; false (the connection ended) past the budget.
+    bool spendReset();
     void streamError(std::uint32_t streamId, ErrorCode code);
     Http2Stream* find(std::uint32_t streamId) noexcept;
     Http2Stream& acquireStream();
@@ -122,6 +130,8 @@ private:
     bool goAwaySent_ = false;
     bool peerGoingAway_ = false;
     bool inheritedCork_ = false;  // the predecessor's cork, which this connection must end
+    FloodGuard resets_{kMaxStreamResetsPerSecond};
+    FloodGuard controlFrames_{kMaxControlFramesPerSecond};
 };
 
 }  // namespace loopwire::h2

@@ -40,6 +40,15 @@ inline constexpr std::int64_t kConnectionReceiveWindow = 1 << 20;
 inline constexpr std::int64_t kStreamWindowUpdateBytes = kDefaultWindow / 2;
 inline constexpr std::int64_t kConnectionWindowUpdateBytes = kConnectionReceiveWindow / 2;
 
+// Floods (FloodGuard): what a client may cause per second before GOAWAY ENHANCE_YOUR_CALM.
+// Streams reset before their response was complete, by the client (rapid reset) or by the server for a client's
+// error (MadeYouReset). A browser that cancels every image of a page it leaves stays far below.
+inline constexpr std::uint32_t kMaxStreamResetsPerSecond = 200;
+// Frames that carry no request and no body byte and that a client has no need to send often: SETTINGS, PING
+// (each answered), PRIORITY, empty DATA that does not end its stream, extension frames. Clients send a handful per
+// second. WINDOW_UPDATE is not among them: a client downloading fast sends thousands, each one the answer to data.
+inline constexpr std::uint32_t kMaxControlFramesPerSecond = 1000;
+
 // What the client announced, as far as the server acts on it.
 struct PeerSettings {
     std::uint32_t initialWindowSize = static_cast<std::uint32_t>(kDefaultWindow);

@@ -6,6 +6,7 @@
 #include "Http2Stream.h"
 
 #include "HpackEncoder.h"
+#include "HpackStaticTable.h"
 #include "Http2Connection.h"
 #include "base/DecimalText.h"
 #include "http/HttpServer.h"
@@ -193,9 +194,10 @@ void Http2Stream::endHead(std::optional<std::uint64_t> contentLength, bool endSt
     char* at = out;
     if (contentLength) {
         char digits[20];
-        at = h2::writeHeaderField(at, "content-length", formatDecimal(*contentLength, digits));
+        at = writeStaticNameField(at, static_cast<std::uint32_t>(StaticName::ContentLength),
+                                  formatDecimal(*contentLength, digits));
     }
-    at = h2::writeHeaderField(at, "date", date);
+    at = writeStaticNameField(at, static_cast<std::uint32_t>(StaticName::Date), date);
     headBlock_.commit(static_cast<std::size_t>(at - out));
     // :status goes first (pseudo-headers precede the other fields), at the end of the room begin() kept for it.
     char status[kMaxStatusBytes];

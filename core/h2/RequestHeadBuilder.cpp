@@ -1,7 +1,7 @@
 // An HTTP/2 request's fields made into a RequestHead; see RequestHeadBuilder.h.
 //
-// Names that came from the static table (field.nameId set) are known to be valid and lower-case, so only literal
-// names are checked byte by byte, and pseudo-headers are told apart by their static index when they have one.
+// The decoder says what each name is (FieldKind) and whether its value was checked, so a request whose fields come
+// from the HPACK tables is built with no name compared and no value scanned; only literals are checked here.
 #include "RequestHeadBuilder.h"
 
 #include "http/HttpSyntax.h"
@@ -49,26 +49,6 @@ std::string_view describe(RequestFieldError error) noexcept {
 namespace {
 
 constexpr std::string_view kCookieSeparator = "; ";
-
-// RFC 9113 section 8.2.1: no byte 0x00-0x20, no upper case, nothing from 0x7f; a colon only first (pseudo-headers
-// are told apart before this is called).
-bool isValidName(std::string_view name) noexcept {
-    if (name.empty()) return false;
-    for (const char c : name) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte <= 0x20 || byte >= 0x7f || (byte >= 'A' && byte <= 'Z') || byte == ':') return false;
-    }
-    return true;
-}
-
-bool isValidValue(std::string_view value) noexcept {
-    if (!value.empty()) {
-        const char first = value.front();
-        const char last = value.back();
-        if (first == ' ' || first == '\t' || last == ' ' || last == '\t') return false;
-    }
-    return http_syntax::hasNoLineBreakOrNul(value);
-}
 
 // A request-target's bytes: visible ASCII and obs-text, as the HTTP/1.1 parser takes them.
 bool isValidTarget(std::string_view target) noexcept {
@@ -121,7 +101,12 @@ void RequestHeadBuilder::begin(RequestHead& head, char* scratch, std::size_t scr
 
 RequestFieldError RequestHeadBuilder::add(const DecodedField& field) noexcept {
     if (error_ != RequestFieldError::None) return error_;
-    if (!field.name.empty() && field.name[0] == ':') {
+    // A value the decoder checked (a table's) is not scanned again.
+    if (field.valueCheck == ValueCheck::Invalid ||
+        (field.valueCheck == ValueCheck::Unchecked && !isValidFieldValue(field.value))) {
+        return fail(RequestFieldError::BadValue);
+    }
+    if (isPseudo(field.kind)) {
         if (regularSeen_) return fail(RequestFieldError::PseudoAfterRegular);
         return addPseudo(field);
     }
@@ -130,100 +115,72 @@ RequestFieldError RequestHeadBuilder::add(const DecodedField& field) noexcept {
 }
 
 RequestFieldError RequestHeadBuilder::addPseudo(const DecodedField& field) noexcept {
-    StaticName name = field.nameId;
-    if (name == StaticName::None) {
-        if (field.name == ":method")
-            name = StaticName::Method;
-        else if (field.name == ":path")
-            name = StaticName::Path;
-        else if (field.name == ":scheme")
-            name = StaticName::Scheme;
-        else if (field.name == ":authority")
-            name = StaticName::Authority;
-        else if (field.name == ":status")
-            name = StaticName::Status;
-        else if (field.name == ":protocol" && extendedConnect_) {
-            if (hasProtocol_) return fail(RequestFieldError::RepeatedPseudo);
-            if (field.value.empty() || !isValidValue(field.value)) return fail(RequestFieldError::BadValue);
-            hasProtocol_ = true;
-            protocol_ = field.value;
-            return RequestFieldError::None;
-        } else {
-            return fail(RequestFieldError::UnknownPseudo);
-        }
-    }
-    if (!isValidValue(field.value)) return fail(RequestFieldError::BadValue);
-    switch (name) {
-        case StaticName::Method:
+    switch (field.kind) {
+        case FieldKind::Method:
             if (hasMethod_) return fail(RequestFieldError::RepeatedPseudo);
             if (!http_syntax::isToken(field.value)) return fail(RequestFieldError::BadMethod);
             hasMethod_ = true;
             head_->method = field.value;
             return RequestFieldError::None;
-        case StaticName::Path:
+        case FieldKind::Path:
             if (hasPath_) return fail(RequestFieldError::RepeatedPseudo);
             if (field.value.empty() || !isValidTarget(field.value)) return fail(RequestFieldError::BadPath);
             hasPath_ = true;
             head_->target = field.value;
             return RequestFieldError::None;
-        case StaticName::Scheme:
+        case FieldKind::Scheme:
             if (hasScheme_) return fail(RequestFieldError::RepeatedPseudo);
             hasScheme_ = true;
             scheme_ = field.value;
             return RequestFieldError::None;
-        case StaticName::Authority:
+        case FieldKind::Authority:
             if (hasAuthority_) return fail(RequestFieldError::RepeatedPseudo);
             hasAuthority_ = true;
             authority_ = field.value;
             return RequestFieldError::None;
+        case FieldKind::Protocol:
+            if (!extendedConnect_) return fail(RequestFieldError::UnknownPseudo);
+            if (hasProtocol_) return fail(RequestFieldError::RepeatedPseudo);
+            if (field.value.empty()) return fail(RequestFieldError::BadValue);
+            hasProtocol_ = true;
+            protocol_ = field.value;
+            return RequestFieldError::None;
         default:
-            return fail(RequestFieldError::UnknownPseudo);  // :status, a response's
+            return fail(RequestFieldError::UnknownPseudo);  // :status (a response's), or no pseudo-header at all
     }
 }
 
 RequestFieldError RequestHeadBuilder::addRegular(const DecodedField& field) noexcept {
-    const std::string_view name = field.name;
-    if (field.nameId == StaticName::None && !isValidName(name)) return fail(RequestFieldError::BadName);
-    if (!isValidValue(field.value)) return fail(RequestFieldError::BadValue);
-    switch (name.size()) {
-        case 2:
-            if (name == "te" && field.value != "trailers") return fail(RequestFieldError::BadTe);
+    switch (field.kind) {
+        case FieldKind::Regular:
             break;
-        case 4:
-            if (name == "host") hostIndex_ = head_->headerCount;
+        case FieldKind::BadName:
+            return fail(RequestFieldError::BadName);
+        case FieldKind::ConnectionSpecific:
+            return fail(RequestFieldError::ConnectionSpecific);
+        case FieldKind::Te:
+            if (field.value != "trailers") return fail(RequestFieldError::BadTe);
             break;
-        case 6:
-            if (name == "cookie") {
-                if (cookieIndex_ >= 0) return joinCookie(field.value);
-                cookieIndex_ = head_->headerCount;
-            }
+        case FieldKind::Host:
+            hostIndex_ = head_->headerCount;
             break;
-        case 7:
-            if (name == "upgrade") return fail(RequestFieldError::ConnectionSpecific);
+        case FieldKind::Cookie:
+            if (cookieIndex_ >= 0) return joinCookie(field.value);
+            cookieIndex_ = head_->headerCount;
             break;
-        case 10:
-            if (name == "connection" || name == "keep-alive") return fail(RequestFieldError::ConnectionSpecific);
+        case FieldKind::ContentLength: {
+            std::uint64_t length = 0;
+            if (!parseLength(field.value, length) || (hasContentLength_ && length != contentLength_))
+                return fail(RequestFieldError::BadContentLength);
+            hasContentLength_ = true;
+            contentLength_ = length;
             break;
-        case 14:
-            if (name == "content-length") {
-                std::uint64_t length = 0;
-                if (!parseLength(field.value, length) || (hasContentLength_ && length != contentLength_))
-                    return fail(RequestFieldError::BadContentLength);
-                hasContentLength_ = true;
-                contentLength_ = length;
-            }
-            break;
-        case 16:
-            if (name == "proxy-connection") return fail(RequestFieldError::ConnectionSpecific);
-            break;
-        case 17:
-            if (name == "transfer-encoding") return fail(RequestFieldError::ConnectionSpecific);
-            break;
+        }
         default:
-            break;
+            return fail(RequestFieldError::UnknownPseudo);
     }
     if (head_->headerCount == limits::kMaxHeaderCount) return fail(RequestFieldError::TooManyFields);
-    head_->headers[head_->headerCount++] = HttpHeader{name, field.value};
+    head_->headers[head_->headerCount++] = HttpHeader{field.name, field.value};
     return RequestFieldError::None;
 }
 

@@ -1,7 +1,7 @@
 // Command line shared by the examples: --port N (default 3000, or $PORT; 0 for any free port),
-// --backend epoll|libuv, --compression off|shared|dedicated for the WebSocket examples, and --key FILE --cert FILE
-// (PEM) for the HTTPS example, --redis URL (default $REDIS_URL, else redis://127.0.0.1:6379) for the cluster
-// example.
+// --backend epoll|libuv, --http2 (HTTP/2 beside HTTP/1.1: ALPN h2 over TLS, prior knowledge on cleartext),
+// --compression off|shared|dedicated for the WebSocket examples, and --key FILE --cert FILE (PEM) for the HTTPS
+// example, --redis URL (default $REDIS_URL, else redis://127.0.0.1:6379) for the cluster example.
 #pragma once
 
 #include <loopwire/App.h>
@@ -29,6 +29,8 @@ struct ExampleArgs {
                 ++i;
                 args.options.backend =
                     std::strcmp(argv[i], "libuv") == 0 ? loopwire::LoopBackend::Libuv : loopwire::LoopBackend::Epoll;
+            } else if (std::strcmp(argv[i], "--http2") == 0) {
+                args.options.http2 = true;
             } else if (std::strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
                 args.keyFile = argv[++i];
             } else if (std::strcmp(argv[i], "--redis") == 0 && i + 1 < argc) {
@@ -47,7 +49,8 @@ struct ExampleArgs {
                 }
             } else {
                 std::fprintf(stderr,
-                             "usage: %s [--port N] [--backend epoll|libuv] [--compression off|shared|dedicated] "
+                             "usage: %s [--port N] [--backend epoll|libuv] [--http2] "
+                             "[--compression off|shared|dedicated] "
                              "[--key FILE --cert FILE] [--redis URL]\n",
                              argv[0]);
                 std::exit(2);

@@ -89,7 +89,8 @@ TEST(HpackDecoder, IndexedFieldNamesItsStaticName) {  // C.2.4
     ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
     EXPECT_EQ(field.name, ":method");
     EXPECT_EQ(field.value, "GET");
-    EXPECT_EQ(field.nameId, StaticName::Method);
+    EXPECT_EQ(field.kind, FieldKind::Method);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Valid);
     EXPECT_EQ(d.decoder.next(field), HpackStatus::End);
 }
 
@@ -151,11 +152,12 @@ TEST(HpackDecoder, ResponsesWithEviction) {
     DecodedField field;
     ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
     EXPECT_EQ(field.name, "set-cookie");
-    const std::string oldest = hex("c0");  // 64: date, whose literal name was looked up when it entered
+    const std::string oldest = hex("c0");  // 64: date, named by its static index when it entered
     d.decoder.begin(oldest, d.scratch.get());
     ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
     EXPECT_EQ(field.name, "date");
-    EXPECT_EQ(field.nameId, StaticName::Date);
+    EXPECT_EQ(field.kind, FieldKind::Regular);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Valid);  // checked once, when it entered
 }
 
 TEST(HpackDecoder, RefusesIndexZeroAndIndicesPastTheTables) {
@@ -277,6 +279,58 @@ TEST(HpackDecoder, ViewsFromTheDynamicTableSurviveLaterEvictionsInTheBlock) {
     const Decoded r = d.decode(block);
     EXPECT_EQ(r.fields, (Fields{"keep: safe", "xxxx: " + std::string(56, 'y'), "wwww: " + std::string(56, 'z')}));
     EXPECT_EQ(d.decode(hex("be")).fields, Fields{"wwww: " + std::string(56, 'z')});
+}
+
+TEST(HpackDecoder, KindsAndValueChecksTravelWithTheTable) {
+    Decoder d;
+    // Literal "host: a b " with indexing (its value ends with a space: invalid), then "content-length: 5" with a
+    // literal name and indexing, then both again by index.
+    const std::string first =
+        hex("40 04") + "host" + hex("04") + "a b " + hex("40 0e") + "content-length" + hex("01") + "5";
+    d.decoder.begin(first, d.scratch.get());
+    DecodedField field;
+    ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
+    EXPECT_EQ(field.kind, FieldKind::Host);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Invalid);
+    ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
+    EXPECT_EQ(field.kind, FieldKind::ContentLength);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Valid);
+    const std::string again = hex("be bf");
+    d.decoder.begin(again, d.scratch.get());
+    ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
+    EXPECT_EQ(field.kind, FieldKind::ContentLength);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Valid);
+    ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
+    EXPECT_EQ(field.kind, FieldKind::Host);
+    EXPECT_EQ(field.valueCheck, ValueCheck::Invalid);
+    // A literal without indexing is left unchecked; its name is classified.
+    const std::string literal = hex("00 06") + "Cookie" + hex("01") + "x";
+    d.decoder.begin(literal, d.scratch.get());
+    ASSERT_EQ(d.decoder.next(field), HpackStatus::Field);
+    EXPECT_EQ(field.kind, FieldKind::BadName);  // upper case
+    EXPECT_EQ(field.valueCheck, ValueCheck::Unchecked);
+}
+
+TEST(FieldKind, ClassifiesNamesAndTheStaticTable) {
+    EXPECT_EQ(classifyName("te"), FieldKind::Te);
+    EXPECT_EQ(classifyName("transfer-encoding"), FieldKind::ConnectionSpecific);
+    EXPECT_EQ(classifyName("keep-alive"), FieldKind::ConnectionSpecific);
+    EXPECT_EQ(classifyName(":protocol"), FieldKind::Protocol);
+    EXPECT_EQ(classifyName(":other"), FieldKind::UnknownPseudo);
+    EXPECT_EQ(classifyName("x:y"), FieldKind::BadName);
+    EXPECT_EQ(classifyName(""), FieldKind::BadName);
+    EXPECT_EQ(classifyName("x-\"quoted\""), FieldKind::Regular);
+    EXPECT_EQ(staticFieldKind(1), FieldKind::Authority);
+    EXPECT_EQ(staticFieldKind(3), FieldKind::Method);
+    EXPECT_EQ(staticFieldKind(8), FieldKind::Status);
+    EXPECT_EQ(staticFieldKind(28), FieldKind::ContentLength);
+    EXPECT_EQ(staticFieldKind(32), FieldKind::Cookie);
+    EXPECT_EQ(staticFieldKind(38), FieldKind::Host);
+    EXPECT_EQ(staticFieldKind(57), FieldKind::ConnectionSpecific);
+    EXPECT_EQ(staticFieldKind(58), FieldKind::Regular);
+    EXPECT_TRUE(isValidFieldValue("a b"));
+    EXPECT_FALSE(isValidFieldValue("a\rb"));
+    EXPECT_FALSE(isValidFieldValue("\tx"));
 }
 
 }  // namespace

@@ -17,15 +17,21 @@ public:
     explicit Builder(bool extendedConnect = false, std::size_t scratchBytes = 256)
         : scratch_(scratchBytes), extendedConnect_(extendedConnect) {}
 
-    // Builds from fields given as literal names (nameId None), or with static ids where named.
-    RequestFieldError build(const std::vector<Field>& fields, std::vector<StaticName> ids = {}) {
+    // Builds from fields as literal names (their kind from classifyName, their values unchecked), or, where kinds
+    // are given, as the decoder gives table entries (the kind given, the value checked).
+    RequestFieldError build(const std::vector<Field>& fields, std::vector<FieldKind> kinds = {}) {
         fields_ = fields;
         builder.begin(head, scratch_.data(), scratch_.size(), extendedConnect_);
         for (std::size_t i = 0; i < fields_.size(); ++i) {
             DecodedField f;
             f.name = fields_[i].first;
             f.value = fields_[i].second;
-            f.nameId = i < ids.size() ? ids[i] : StaticName::None;
+            if (i < kinds.size()) {
+                f.kind = kinds[i];
+                f.valueCheck = ValueCheck::Valid;
+            } else {
+                f.kind = classifyName(f.name);
+            }
             builder.add(f);
         }
         return builder.finish();
@@ -64,9 +70,9 @@ TEST(RequestHeadBuilder, FillsTheHeadAsHttp11Would) {
     EXPECT_FALSE(b.head.upgrade);
 }
 
-TEST(RequestHeadBuilder, PseudoHeadersByStaticIdToo) {
+TEST(RequestHeadBuilder, PseudoHeadersFromTheTables) {
     Builder b;
-    ASSERT_EQ(b.build(kGet, {StaticName::Method, StaticName::Scheme, StaticName::Path, StaticName::Authority}),
+    ASSERT_EQ(b.build(kGet, {staticFieldKind(2), staticFieldKind(7), staticFieldKind(4), staticFieldKind(1)}),
               RequestFieldError::None);
     EXPECT_EQ(b.head.path, "/a/b");
     EXPECT_EQ(b.head.header("host"), "example.com:8443");
