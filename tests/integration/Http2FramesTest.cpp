@@ -18,6 +18,9 @@ using namespace h2frames;
 
 class Http2Frames : public BackendTest {
 protected:
+    // The server goes first: closing it aborts held streams, whose onAborted counts in this object's members.
+    ~Http2Frames() override { server_.reset(); }
+
     void start(ServerOptions options) {
         options.http2 = true;
         serve(options, [this](App& app) {
