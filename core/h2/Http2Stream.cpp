@@ -38,31 +38,6 @@ unsigned statusCodeOf(std::string_view status) noexcept {
 // A status whose response has no content (RFC 9110 section 6.4.1).
 bool forbidsBody(unsigned status) noexcept { return status < 200 || status == 204 || status == 304; }
 
-std::optional<std::uint64_t> parseLength(std::string_view text) noexcept {
-    if (text.empty() || text.size() > 19) return std::nullopt;
-    std::uint64_t value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') return std::nullopt;
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return value;
-}
-
-bool listsClose(std::string_view value) noexcept {
-    while (!value.empty()) {
-        const std::size_t comma = value.find(',');
-        std::string_view item = value.substr(0, comma);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
-            item.remove_prefix(1);
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t'))
-            item.remove_suffix(1);
-        if (equalsLowerCase(item, "close")) return true;
-        if (comma == std::string_view::npos) break;
-        value.remove_prefix(comma + 1);
-    }
-    return false;
-}
-
 // Fields of HTTP/1.1's connection management, which HTTP/2 forbids (RFC 9113 section 8.2.2): dropped.
 bool isConnectionSpecific(std::string_view name) noexcept {
     switch (name.size()) {
@@ -169,7 +144,7 @@ bool Http2Stream::writeHeaderField(std::string_view key, std::string_view value)
     }
     ensureStatus();
     if (equalsLowerCase(key, "content-length")) {
-        const std::optional<std::uint64_t> length = parseLength(value);
+        const std::optional<std::uint64_t> length = http_syntax::parseContentLength(value);
         if (!length) {
             refused_ = true;
             return true;
@@ -178,7 +153,7 @@ bool Http2Stream::writeHeaderField(std::string_view key, std::string_view value)
         return true;
     }
     if (equalsLowerCase(key, "connection")) {
-        if (listsClose(value)) connection_.goAwayAfterStreams();
+        if (http_syntax::listsClose(value)) connection_.goAwayAfterStreams();
         return true;
     }
     if (isConnectionSpecific(key)) return true;

@@ -59,16 +59,6 @@ bool isValidTarget(std::string_view target) noexcept {
     return true;
 }
 
-bool parseLength(std::string_view text, std::uint64_t& value) noexcept {
-    if (text.empty() || text.size() > 19) return false;  // 19 digits cannot overflow 64 bits
-    value = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') return false;
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return true;
-}
-
 }  // namespace
 
 void RequestHeadBuilder::begin(RequestHead& head, char* scratch, std::size_t scratchBytes,
@@ -169,11 +159,11 @@ RequestFieldError RequestHeadBuilder::addRegular(const DecodedField& field) noex
             cookieIndex_ = head_->headerCount;
             break;
         case FieldKind::ContentLength: {
-            std::uint64_t length = 0;
-            if (!parseLength(field.value, length) || (hasContentLength_ && length != contentLength_))
+            const std::optional<std::uint64_t> length = http_syntax::parseContentLength(field.value);
+            if (!length || (hasContentLength_ && *length != contentLength_))
                 return fail(RequestFieldError::BadContentLength);
             hasContentLength_ = true;
-            contentLength_ = length;
+            contentLength_ = *length;
             break;
         }
         default:

@@ -365,23 +365,6 @@ namespace {
 using http_syntax::equalsLowerCase;
 
 // A Content-Length value: 1 to 19 decimal digits, optionally surrounded by spaces or tabs.
-std::optional<std::uint64_t> parseLength(std::string_view value) noexcept {
-    value = http_syntax::trimOws(value);
-    if (value.empty() || value.size() > 19) return std::nullopt;
-    std::uint64_t length = 0;
-    for (char c : value) {
-        if (c < '0' || c > '9') return std::nullopt;
-        length = length * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return length;
-}
-
-// Whether a Connection field value lists the token `close` (RFC 9110 section 7.6.1: a comma-separated list).
-bool listsClose(std::string_view value) noexcept {
-    return http_syntax::forEachListElement(value,
-                                           [](std::string_view option) { return equalsLowerCase(option, "close"); });
-}
-
 }  // namespace
 
 bool HttpConnection::writeStatusLine(std::string_view status) {
@@ -423,7 +406,7 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
     if (equalsLowerCase(key, "content-length")) {
         // Held back: the call that ends the head knows the body, and writes one Content-Length (see
         // writeContentLength). A value that is not a length is refused.
-        std::optional<std::uint64_t> length = parseLength(value);
+        std::optional<std::uint64_t> length = http_syntax::parseContentLength(value);
         if (!length) {
             head_.refuseWrite();
             return true;
@@ -434,7 +417,7 @@ bool HttpConnection::writeHeaderField(std::string_view key, std::string_view val
     if (equalsLowerCase(key, "connection")) {
         // The handler's own Connection field replaces the one loopwire would add; `close` in it is obeyed.
         head_.noteConnectionField();
-        if (listsClose(value)) closeAfterResponse_ = true;
+        if (http_syntax::listsClose(value)) closeAfterResponse_ = true;
     }
     writeParts(key, ": ", value, "\r\n");
     return true;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 namespace loopwire::http_syntax {
@@ -148,6 +149,24 @@ constexpr auto forEachListElement(std::string_view list, F f) noexcept -> declty
         list.remove_prefix(comma + 1);
     }
     return Result{};
+}
+
+// A Content-Length value (RFC 9110 section 8.6): decimal digits, optional whitespace around them, at most 19 of
+// them (so no overflow); nothing otherwise.
+inline std::optional<std::uint64_t> parseContentLength(std::string_view value) noexcept {
+    value = trimOws(value);
+    if (value.empty() || value.size() > 19) return std::nullopt;
+    std::uint64_t length = 0;
+    for (const char c : value) {
+        if (c < '0' || c > '9') return std::nullopt;
+        length = length * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return length;
+}
+
+// Whether a Connection field value lists the token `close` (RFC 9110 section 7.6.1: a comma-separated list).
+inline bool listsClose(std::string_view value) noexcept {
+    return forEachListElement(value, [](std::string_view option) { return equalsLowerCase(option, "close"); });
 }
 
 }  // namespace loopwire::http_syntax

@@ -42,6 +42,19 @@ function listen(t, app) {
   return uWS.us_socket_local_port(token);
 }
 
+/** An App or SSLApp with http2 and the routes, listening, and a session of Node's http2 client to it. */
+function connect(t, tls) {
+  const events = [];
+  const app = tls
+    ? uWS.SSLApp({ key_file_name: certs.localhost.key, cert_file_name: certs.localhost.cert, http2: true })
+    : uWS.App({ http2: true });
+  routes(app, events);
+  const port = listen(t, app);
+  const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
+  t.after(() => session.close());
+  return { events, session, port };
+}
+
 /** Sends one request on session; resolves with { headers, body }. */
 function request(session, headers, body) {
   return new Promise((resolve, reject) => {
@@ -60,14 +73,7 @@ for (const tls of [false, true]) {
   const name = tls ? 'SSLApp (ALPN h2)' : 'App (prior knowledge)';
 
   test(`${name}: routes answer Node's http2 client as they answer HTTP/1.1`, async (t) => {
-    const events = [];
-    const app = tls
-      ? uWS.SSLApp({ key_file_name: certs.localhost.key, cert_file_name: certs.localhost.cert, http2: true })
-      : uWS.App({ http2: true });
-    routes(app, events);
-    const port = listen(t, app);
-    const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
-    t.after(() => session.close());
+    const { events, session, port } = connect(t, tls);
 
     const hello = await request(session, { ':path': '/hello' });
     assert.equal(hello.headers[':status'], 200);
@@ -90,14 +96,7 @@ for (const tls of [false, true]) {
   });
 
   test(`${name}: a stream the client resets runs onAborted`, async (t) => {
-    const events = [];
-    const app = tls
-      ? uWS.SSLApp({ key_file_name: certs.localhost.key, cert_file_name: certs.localhost.cert, http2: true })
-      : uWS.App({ http2: true });
-    routes(app, events);
-    const port = listen(t, app);
-    const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
-    t.after(() => session.close());
+    const { events, session } = connect(t, tls);
     const stream = session.request({ ':path': '/later' });
     stream.on('error', () => {});
     await new Promise((resolve) => setTimeout(resolve, 50));
