@@ -10,8 +10,9 @@
 //   onWritable runs when they open again.
 // - close() resets this stream (RST_STREAM CANCEL), not the connection; onAborted runs as on HTTP/1.1, and also when
 //   the client resets the stream.
-// - A response complete before the request's body has all arrived ends the stream (RST_STREAM NO_ERROR, RFC 9113
-//   section 8.1), and the rest of the body is not delivered.
+// - A response complete before the request's body has all arrived leaves the rest of the body undelivered: the
+//   stream takes it (checked against its content-length and the windows) until its window is spent, then tells the
+//   client to stop (RST_STREAM NO_ERROR, RFC 9113 section 8.1).
 // - No sendfile(2) (tryEndFromFile returns nullopt), no upgrade to a WebSocket.
 //
 // Owned by its Http2Connection, which reuses it for later streams once the response is over (complete or aborted)
