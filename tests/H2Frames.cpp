@@ -147,10 +147,12 @@ std::string preface(const std::vector<std::pair<std::uint16_t, std::uint32_t>>& 
     return "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(kSettings, 0, 0, payload);
 }
 
-std::string block(const Fields& fields) {
+namespace {
+
+std::string literals(const Fields& fields, char representation) {
     std::string out;
     for (const auto& [name, value] : fields) {
-        out.push_back(0);  // literal without indexing, new name
+        out.push_back(representation);
         appendInteger(out, 0, 7, static_cast<std::uint32_t>(name.size()));
         out += name;
         appendInteger(out, 0, 7, static_cast<std::uint32_t>(value.size()));
@@ -158,6 +160,12 @@ std::string block(const Fields& fields) {
     }
     return out;
 }
+
+}  // namespace
+
+std::string block(const Fields& fields) { return literals(fields, 0x00); }  // without indexing, new name
+
+std::string indexedBlock(const Fields& fields) { return literals(fields, 0x40); }  // incremental indexing, new name
 
 std::string get(std::uint32_t streamId, std::string_view path, bool withBody) {
     const std::string fields =

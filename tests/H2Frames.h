@@ -47,6 +47,8 @@ std::string preface(const std::vector<std::pair<std::uint16_t, std::uint32_t>>& 
 std::string uint32(std::uint32_t value);
 // A header block of literal fields without indexing, new names.
 std::string block(const Fields& fields);
+// The same fields as literals with incremental indexing: they enter the server's HPACK table, as a browser's do.
+std::string indexedBlock(const Fields& fields);
 // A GET of path as a HEADERS frame, END_HEADERS, and END_STREAM unless withBody.
 std::string get(std::uint32_t streamId, std::string_view path, bool withBody = false);
 

@@ -9,8 +9,9 @@
 // - An entry's bytes may wrap around the end of the storage, so they are read by copying (copyName, copyValue),
 //   never as views. The source of insert() must not be the table itself: a name taken from an entry that the
 //   insertion evicts would be overwritten; the decoder copies it out first.
-// - Storage (limit bytes and limit / 32 entry slots) is allocated on the first insertion, once per connection,
-//   and never again: nothing per request.
+// - Storage grows as entries need it: bytes doubling from 512 up to limit, slots doubling from 16 up to limit / 32
+//   (the most entries that fit). That is a few allocations per connection, then none: nothing per request. A
+//   browser's requests fill some twenty entries and a kilobyte or two, which is what an idle connection keeps.
 #pragma once
 
 #include "FieldKind.h"
@@ -59,21 +60,31 @@ public:
 private:
     struct Slot {
         Entry entry;
-        std::uint16_t start;  // of its name in storage_; the value follows, both modulo limit_
+        std::uint16_t start;  // of its name in storage_; the value follows, both modulo storageBytes_
     };
 
     std::uint32_t slotOf(std::uint32_t index) const noexcept {
         return (newest_ + slotCount_ - (index - 1)) % slotCount_;
     }
     void evictOldest() noexcept;
+    // Room for one more slot: a larger ring, the entries copied over in order.
+    void growSlots();
+    // Room for incoming more bytes beside the live ones: a larger ring, the entries copied over in order.
+    void growStorage(std::uint32_t incoming);
+    // The bytes the live entries store (their size without the 32 of each).
+    std::uint32_t liveBytes() const noexcept { return size_ - count_ * kHpackEntryOverhead; }
     void copyOut(std::uint32_t from, std::uint32_t length, char* out) const noexcept;
     void copyIn(std::string_view bytes) noexcept;
 
-    std::unique_ptr<char[]> storage_;  // limit_ bytes, a ring
+    std::unique_ptr<char[]> storage_;  // storageBytes_ bytes, a ring
     std::unique_ptr<Slot[]> slots_;    // slotCount_ entries, a ring; newest_ is the newest entry's slot
+    static constexpr std::uint32_t kFirstSlots = 16;
+    static constexpr std::uint32_t kFirstStorageBytes = 512;
+    std::uint32_t storageBytes_ = 0;  // of storage_
     std::uint32_t limit_;
     std::uint32_t capacity_;
-    std::uint32_t slotCount_;
+    std::uint32_t slotCount_ = 0;
+    std::uint32_t maxSlots_;
     std::uint32_t size_ = 0;
     std::uint32_t count_ = 0;
     std::uint32_t newest_ = 0;

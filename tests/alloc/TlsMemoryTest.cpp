@@ -8,6 +8,7 @@
 // counts (the server thread, or the test thread while it drives the floor's server side) carries a header with
 // its size, so that its free is subtracted wherever it happens; the client side on the test thread is not counted.
 #include "../integration/TestCertificates.h"
+#include "../H2Frames.h"
 #include "../integration/TestClient.h"
 #include "../integration/TestServer.h"
 #include "net/TlsContext.h"
@@ -144,8 +145,14 @@ TestServer::Setup helloWorld() {
     return [](App& app) {
         tCounting = true;  // this runs on the server thread
         app.get("/*", [](auto* res, auto*) { res->end("hello"); });
+        app.ws<int>("/ws", WebSocketBehavior<int>{});
     };
 }
+
+// The upgrade request of an idle wss connection (the key is RFC 6455's sample).
+constexpr std::string_view kUpgrade =
+    "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
 
 TlsClientOptions client(SSL_SESSION* resume = nullptr) {
     TlsClientOptions options;
@@ -299,14 +306,39 @@ struct IdleBytes {
 };
 
 // The bytes per connection that kIdleConnections keep-alive connections hold on server once each has made one
-// request, OpenSSL's and loopwire's; tls: whether the clients speak TLS.
-IdleBytes idleBytes(TestServer& server, bool tls) {
+// request, OpenSSL's and loopwire's; tls: whether the clients speak TLS; http2: HTTP/2 by ALPN (tls only);
+// webSocket: each connection upgraded to a WebSocket instead.
+IdleBytes idleBytes(TestServer& server, bool tls, bool http2 = false, bool webSocket = false) {
     auto openIdle = [&] {
         std::vector<std::unique_ptr<TestClient>> idle;
         for (int i = 0; i < kIdleConnections; ++i) {
-            idle.push_back(tls ? std::make_unique<TestClient>(server.port(), client())
+            TlsClientOptions options = client();
+            if (http2) options.alpn = {"h2"};
+            idle.push_back(tls ? std::make_unique<TestClient>(server.port(), options)
                                : std::make_unique<TestClient>(server.port()));
             EXPECT_EQ(idle.back()->handshakeError(), "");
+            if (http2) {
+                // Fields that enter the HPACK table, as a browser's do: the table is part of an idle connection.
+                const h2frames::Fields fields = {{":method", "GET"},
+                                                 {":scheme", "https"},
+                                                 {":path", "/"},
+                                                 {":authority", "localhost"},
+                                                 {"user-agent", "tls-memory-test"},
+                                                 {"accept", "*/*"},
+                                                 {"accept-encoding", "gzip, deflate, br"}};
+                idle.back()->send(h2frames::preface() + h2frames::frame(h2frames::kHeaders,
+                                                                        h2frames::kEndHeaders | h2frames::kEndStream, 1,
+                                                                        h2frames::indexedBlock(fields)));
+                auto data = h2frames::readUntil(*idle.back(), h2frames::kData, 1);
+                EXPECT_TRUE(data && (data->flags & h2frames::kEndStream));
+                continue;
+            }
+            if (webSocket) {
+                idle.back()->send(kUpgrade);
+                auto answer = idle.back()->readResponse(true);
+                EXPECT_TRUE(answer && answer->status == 101);
+                continue;
+            }
             idle.back()->send(kGet);
             EXPECT_TRUE(idle.back()->readResponse());
         }
@@ -344,6 +376,29 @@ TEST_P(TlsMemory, AnIdleConnectionHoldsOpenSslsFloorAndLittleMore) {
     EXPECT_GT(floor, 0);
     EXPECT_LE(tls.openSsl, floor + kFloorSlackBytes);
     EXPECT_LE(tls.loopwire - plain.loopwire, kMaxLoopwireTlsBytesPerIdleConnection);
+}
+
+// Issue 43's goal for an idle HTTP/2 connection: an idle wss connection's bytes and 4 KiB more. HTTP/2 keeps its
+// connection object, the HPACK table a browser's first request fills (4 KiB and its slots), and one stream object
+// for reuse.
+constexpr double kMaxHttp2BytesOverIdleWss = 4 * 1024;
+
+TEST_P(TlsMemory, AnIdleHttp2ConnectionsBytes) {
+    ASSERT_TRUE(kOpenSslCounted);
+    IdleBytes wss{};
+    {
+        TestServer server(options(), helloWorld(), lowMemory());
+        wss = idleBytes(server, true, false, true);
+    }
+    ServerOptions http2Options = options();
+    http2Options.http2 = true;
+    TestServer server(http2Options, helloWorld(), lowMemory());
+    IdleBytes http2 = idleBytes(server, true, true);
+    std::printf(
+        "bytes per idle connection over TLS: HTTP/2 loopwire %.0f + OpenSSL %.0f; wss loopwire %.0f + "
+        "OpenSSL %.0f\n",
+        http2.loopwire, http2.openSsl, wss.loopwire, wss.openSsl);
+    EXPECT_LE(http2.loopwire + http2.openSsl, wss.loopwire + wss.openSsl + kMaxHttp2BytesOverIdleWss);
 }
 
 }  // namespace
