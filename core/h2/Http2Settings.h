@@ -2,7 +2,6 @@
 #pragma once
 
 #include "FrameHeader.h"
-#include "HpackDecoder.h"
 #include "base/Limits.h"
 
 #include <cstdint>

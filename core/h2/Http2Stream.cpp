@@ -128,6 +128,11 @@ bool Http2Stream::writeStatusLine(std::string_view status) {
     return true;
 }
 
+std::optional<std::uint64_t> Http2Stream::announcedLength(std::optional<std::uint64_t> length) {
+    ensureStatus();
+    return forbidsBody(status_) ? std::nullopt : length;
+}
+
 void Http2Stream::ensureStatus() {
     if (status_ == 0) status_ = kDefaultStatus;
 }
@@ -208,10 +213,7 @@ void Http2Stream::endResponse(std::string_view body, bool closeConnection) {
     if (bodyless_) body = {};
     if (!headEnded_) {
         // The body's own length, or for HEAD the declared one (RFC 9110 section 9.3.2).
-        std::optional<std::uint64_t> length = body.size();
-        if (answersHead_) length = declaredLength_;
-        if (forbidsBody(status_ == 0 ? kDefaultStatus : status_)) length.reset();
-        endHead(length, body.empty());
+        endHead(announcedLength(answersHead_ ? declaredLength_ : body.size()), body.empty());
         if (body.empty()) return complete(closeConnection);
     }
     writeOffset_ += body.size();
@@ -230,10 +232,7 @@ void Http2Stream::endWithoutBody(std::optional<std::uint64_t> reportedLength, bo
     if (responseComplete() || connection_.isClosed()) return;
     CorkScope cork(connection_);
     if (!headEnded_) {
-        std::optional<std::uint64_t> length = reportedLength;
-        if (!length && !answersHead_) length = 0;
-        if (forbidsBody(status_ == 0 ? kDefaultStatus : status_)) length.reset();
-        endHead(length, true);
+        endHead(announcedLength(reportedLength || answersHead_ ? reportedLength : 0), true);
     } else if (output_.empty() && !endStreamSent_) {
         sendNow({}, true);
     } else {
@@ -258,10 +257,8 @@ std::pair<bool, bool> Http2Stream::tryEnd(std::string_view data, std::uint64_t t
     if (responseComplete() || connection_.isClosed()) return {true, true};
     CorkScope cork(connection_);
     if (!headEnded_) {
-        std::optional<std::uint64_t> length = totalSize;
-        if (forbidsBody(status_ == 0 ? kDefaultStatus : status_)) length.reset();
         const bool nothingFollows = bodyless_ || totalSize == 0;
-        endHead(length, nothingFollows);
+        endHead(announcedLength(totalSize), nothingFollows);
         if (nothingFollows) {
             complete(closeConnection);
             return {true, true};

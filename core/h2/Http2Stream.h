@@ -97,6 +97,9 @@ private:
     // The response is complete from the handler's side: the stream ends once its frames are out.
     void complete(bool closeConnection);
     void ensureStatus();
+    // The content-length the head announces: length, or none for a status whose response has no content (the status
+    // made 200 when the handler wrote none).
+    std::optional<std::uint64_t> announcedLength(std::optional<std::uint64_t> length);
 
     Http2Connection& connection_;
     ByteBuffer headBlock_;                         // the handler's fields, HPACK-coded, until the head goes out
