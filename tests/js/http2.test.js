@@ -30,7 +30,7 @@ function routes(app, events) {
   });
   app.get('/later', (res) => {
     res.onAborted(() => events.push('later aborted'));
-    setTimeout(() => events.push('timer done'), 200);
+    events.push('later reached');
   });
 }
 
@@ -53,6 +53,15 @@ function connect(t, tls) {
   const session = http2.connect(`${tls ? 'https' : 'http'}://localhost:${port}`, tls ? { ca } : {});
   t.after(() => session.close());
   return { events, session, port };
+}
+
+/** Resolves once condition() holds, checked every few milliseconds; rejects if it does not within ten seconds. */
+async function until(condition) {
+  const deadline = Date.now() + 10000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still false after 10 s: ${condition}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** Sends one request on session; resolves with { headers, body }. */
@@ -99,10 +108,10 @@ for (const tls of [false, true]) {
     const { events, session } = connect(t, tls);
     const stream = session.request({ ':path': '/later' });
     stream.on('error', () => {});
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => events.length === 1);
     stream.close(http2.constants.NGHTTP2_CANCEL);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(events, ['later aborted']);
+    await until(() => events.length === 2);
+    assert.deepEqual(events, ['later reached', 'later aborted']);
     // The connection goes on.
     assert.equal((await request(session, { ':path': '/hello' })).body, 'Hello world!');
   });
@@ -120,30 +129,33 @@ test('app.close({ drainMs }) sends GOAWAY, lets a stream in flight finish and cl
   const goaway = new Promise((resolve) => session.on('goaway', (code) => resolve(code)));
   const closed = new Promise((resolve) => session.on('close', resolve));
   const answer = request(session, { ':path': '/slow' });
-  while (!pending) await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => pending);
   let drained = false;
   app.close({ drainMs: 5000 }, () => { drained = true; });
   assert.equal(await goaway, http2.constants.NGHTTP2_NO_ERROR);
   pending.end('finished');
   assert.equal((await answer).body, 'finished');
   await closed;
-  while (!drained) await new Promise((resolve) => setTimeout(resolve, 5));
+  await until(() => drained);
 });
 
 test('app.close() aborts HTTP/2 streams in flight', async (t) => {
   const app = uWS.App({ http2: true });
   const events = [];
-  app.get('/slow', (res) => res.onAborted(() => events.push('aborted')));
+  app.get('/slow', (res) => {
+    res.onAborted(() => events.push('aborted'));
+    events.push('reached');
+  });
   const port = listen(t, app);
   const session = http2.connect(`http://localhost:${port}`);
   session.on('error', () => {});
   const stream = session.request({ ':path': '/slow' });
   stream.on('error', () => {});
   const closed = new Promise((resolve) => session.on('close', resolve));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await until(() => events.length === 1);
   app.close();
   await closed;
-  assert.deepEqual(events, ['aborted']);
+  assert.deepEqual(events, ['reached', 'aborted']);
 });
 
 test('without http2, an App answers HTTP/2 prior knowledge as a bad HTTP/1.1 request', async (t) => {
