@@ -14,6 +14,8 @@
 // room then keeps its last CHAT_HISTORY_LINES lines in Redis (a day after the last one), which a page that joins
 // gets first, and every line comes stamped with its position ("<epoch>:<offset>:<json>"), which the page reads to
 // put each line once and in order.
+// With TLS_KEY_FILE and TLS_CERT_FILE set (PEM files), it serves HTTPS instead, and browsers get HTTP/2 (ALPN h2);
+// on plain HTTP it speaks HTTP/2 too, to clients that know it does (curl --http2-prior-knowledge).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -89,7 +91,10 @@ function examplesList() {
     .join('\n  ');
 }
 
-const app = uWS.App();
+const tls = process.env.TLS_KEY_FILE && process.env.TLS_CERT_FILE
+  ? { key_file_name: process.env.TLS_KEY_FILE, cert_file_name: process.env.TLS_CERT_FILE }
+  : null;
+const app = tls ? uWS.SSLApp({ ...tls, http2: true }) : uWS.App({ http2: true });
 const linked = Boolean(process.env.REDIS_URL);
 if (linked) {
   app.connectPubSub(process.env.REDIS_URL, {
@@ -243,7 +248,8 @@ app
     },
   })
   .listen(port, (listenSocket) => {
-    if (listenSocket) console.log(`loopwire demo listening on http://localhost:${uWS.us_socket_local_port(listenSocket)}`);
+    const origin = listenSocket && `${tls ? 'https' : 'http'}://localhost:${uWS.us_socket_local_port(listenSocket)}`;
+    if (listenSocket) console.log(`loopwire demo listening on ${origin}`);
     else {
       console.error(`could not listen on port ${port}`);
       process.exitCode = 1;

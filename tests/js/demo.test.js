@@ -210,6 +210,35 @@ test('home: / links every part of the demo and the source of every example; /sta
   assert.equal(stats.connections, 0);
 });
 
+test('over HTTPS, Chromium loads the chat and its assets over HTTP/2 (ALPN h2), and its WebSocket chat works',
+     { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
+  if (!chromium) assert.fail(MISSING_CHROMIUM);
+  const { certificates } = require('./helpers/certificates.js');
+  const certs = certificates();
+  const { port } = await startExample(t, 'demo.js',
+                                      { TLS_KEY_FILE: certs.localhost.key, TLS_CERT_FILE: certs.localhost.cert });
+  const browser = await launchChromium(t, chromium, { trustedCertificate: certs.localhost.cert });
+  const log = "document.getElementById('log')?.innerText ?? ''";
+  const logMatches = (page, expected, what) => waitFor(async () => (await page.evaluate(log)).includes(expected), what);
+  const protocols = `JSON.stringify(performance.getEntriesByType('navigation').concat(
+                       performance.getEntriesByType('resource')).map((entry) => [new URL(entry.name).pathname,
+                                                                                  entry.nextHopProtocol]))`;
+
+  const hana = await browser.openPage(`https://localhost:${port}/chat?room=r1&name=hana`);
+  await logMatches(hana, 'hana joined (1 online)', 'hana sees her own join');
+  const ivan = await browser.openPage(`https://localhost:${port}/chat?room=r1&name=ivan`);
+  await logMatches(ivan, 'ivan joined (2 online)', 'ivan sees his own join');
+  assert.deepEqual(JSON.parse(await ivan.evaluate(protocols)),
+                   [['/chat', 'h2'], ['/assets/demo.css', 'h2'], ['/assets/chat.js', 'h2']]);
+  await hana.evaluate(`document.getElementById('text').value = 'over h2';
+                       document.getElementById('say').requestSubmit();`);
+  await logMatches(ivan, 'hana: over h2', 'ivan sees hana\'s message');
+  for (const page of [hana, ivan]) {
+    assert.deepEqual(page.exceptions, []);
+    assert.deepEqual(page.errors, []);
+  }
+});
+
 test('home: in Chromium, the counters are live, the examples listed, and the Redis link shows ready, then down',
      { skip: !chromium && !inCI && `${MISSING_CHROMIUM} (under CI=true this fails)` }, async (t) => {
   if (!chromium) assert.fail(MISSING_CHROMIUM);

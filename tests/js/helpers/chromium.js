@@ -3,6 +3,7 @@
 // Protocol with the `ws` client, and polling with a deadline.
 
 const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -122,9 +123,10 @@ class DevTools {
 /**
  * Starts `executable` headless with a fresh profile in a temporary directory and resolves with a DevTools
  * connection to it, once it printed its endpoint (within 20 s). When the test ends, the connection is closed,
- * the browser's whole process group is killed and the profile removed.
+ * the browser's whole process group is killed and the profile removed. With trustedCertificate (a PEM file), the
+ * browser accepts the servers that present that certificate's key, as if a CA it trusts had signed it.
  */
-async function launchChromium(t, executable) {
+async function launchChromium(t, executable, { trustedCertificate } = {}) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-chromium-'));
   // The browser is not the code under test: under the sanitized test run (scripts/test-js-sanitized.js) it must
   // not inherit the AddressSanitizer runtime preloaded for node.
@@ -133,6 +135,8 @@ async function launchChromium(t, executable) {
   const child = spawn(executable, ['--headless=new', '--no-sandbox', '--remote-debugging-port=0',
                                    `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check',
                                    '--disable-gpu', '--disable-extensions', '--disable-background-networking',
+                                   ...(trustedCertificate ? [`--ignore-certificate-errors-spki-list=${
+                                     spkiHash(trustedCertificate)}`] : []),
                                    'about:blank'],
                       { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env });
   // 'error' instead of 'exit' when it could not start at all.
@@ -176,6 +180,12 @@ async function launchChromium(t, executable) {
     socket.once('error', reject);
   });
   return new DevTools(socket);
+}
+
+/** The base64 SHA-256 of the public key (SubjectPublicKeyInfo) of the PEM certificate in file, as Chromium pins it. */
+function spkiHash(file) {
+  const key = new crypto.X509Certificate(fs.readFileSync(file)).publicKey.export({ type: 'spki', format: 'der' });
+  return crypto.createHash('sha256').update(key).digest('base64');
 }
 
 module.exports = { findChromium, launchChromium, waitFor };
