@@ -317,7 +317,7 @@ void Http2Connection::startStream(const Frame& frame) {
         http.endProcessing();
         return connectionError(ErrorCode::CompressionError);
     }
-    const RequestFieldError error = builder.finish();
+    const RequestFieldError error = builder.finish(!endStream);
     const bool tooLarge = decoder_.listTooLarge() || error == RequestFieldError::TooManyFields;
     if (frame.dependency == id || (!tooLarge && error != RequestFieldError::None)) {
         // Malformed (RFC 9113 section 8.1.1): a stream error, never a response.

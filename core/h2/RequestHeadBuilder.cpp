@@ -190,7 +190,7 @@ RequestFieldError RequestHeadBuilder::joinCookie(std::string_view value) noexcep
     return RequestFieldError::None;
 }
 
-RequestFieldError RequestHeadBuilder::finish() noexcept {
+RequestFieldError RequestHeadBuilder::finish(bool bodyFollows) noexcept {
     if (error_ != RequestFieldError::None) return error_;
     if (!hasMethod_) return fail(RequestFieldError::MissingPseudo);
     const bool connect = head_->method == "CONNECT";
@@ -216,6 +216,10 @@ RequestFieldError RequestHeadBuilder::finish() noexcept {
             if (head_->headerCount == limits::kMaxHeaderCount) return fail(RequestFieldError::TooManyFields);
             head_->headers[head_->headerCount++] = HttpHeader{"host", authority_};
         }
+    }
+    if (bodyFollows && !hasContentLength_ && !connect) {
+        if (head_->headerCount == limits::kMaxHeaderCount) return fail(RequestFieldError::TooManyFields);
+        head_->headers[head_->headerCount++] = HttpHeader{"transfer-encoding", "chunked"};
     }
     return RequestFieldError::None;
 }

@@ -7,8 +7,11 @@
 // - What the head gets: method, target (:path, or :authority for CONNECT), path and query split at '?', every
 //   regular field in order, and a `host` field holding :authority when the request has no Host (a Host that
 //   differs from :authority is malformed). Several cookie fields are joined into one with "; " (RFC 9113 section
-//   8.2.3), written to the scratch given to begin(). content-length, when present, in contentLength().
-//   httpMinor is 1, keepAlive true, framing None (the stream's frames carry the body).
+//   8.2.3), written to the scratch given to begin(). content-length, when present, in contentLength(). A request
+//   whose body follows (finish(true): its HEADERS did not end the stream) without content-length, CONNECT aside,
+//   gets `transfer-encoding: chunked`, as a body of unknown length has on HTTP/1.1: frameworks written for
+//   uWebSockets.js look for one of the two before they read a body. httpMinor is 1, keepAlive true, framing None
+//   (the stream's frames carry the body).
 // - Errors: malformed requests (RFC 9113 section 8.1.1: a stream error PROTOCOL_ERROR, never a response) are every
 //   value but TooManyFields, which is answered 431 as HTTP/1.1 answers it. Malformed are: a name with upper case,
 //   a byte below 0x21 or from 0x7f, or a colon past its start; a value with NUL, CR or LF, or starting or ending with
@@ -56,7 +59,8 @@ public:
     // scratch: for the joined cookies; scratchBytes at least the header list limit.
     void begin(RequestHead& head, char* scratch, std::size_t scratchBytes, bool extendedConnect) noexcept;
     RequestFieldError add(const DecodedField& field) noexcept;
-    RequestFieldError finish() noexcept;
+    // bodyFollows: the HEADERS frame did not end the stream.
+    RequestFieldError finish(bool bodyFollows) noexcept;
 
     std::optional<std::uint64_t> contentLength() const noexcept {
         return hasContentLength_ ? std::optional<std::uint64_t>(contentLength_) : std::nullopt;

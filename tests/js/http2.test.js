@@ -28,6 +28,11 @@ function routes(app, events) {
       if (isLast) res.end(String(total));
     });
   });
+  app.post('/framing', (res, req) => {
+    const framing = `${req.getHeader('content-length') || '-'} ${req.getHeader('transfer-encoding') || '-'}`;
+    res.onAborted(() => events.push('aborted'));
+    res.collectBody(1024, (body) => res.end(`${framing} ${body.byteLength}`));
+  });
   app.get('/later', (res) => {
     res.onAborted(() => events.push('later aborted'));
     events.push('later reached');
@@ -97,6 +102,11 @@ for (const tls of [false, true]) {
 
     const upload = await request(session, { ':path': '/length', ':method': 'POST' }, Buffer.alloc(300000, 1));
     assert.equal(upload.body, '300000');
+
+    // A body without content-length looks as a chunked one does on HTTP/1.1; frameworks read a body only then.
+    const framing = (headers, body) => request(session, { ':path': '/framing', ':method': 'POST', ...headers }, body);
+    assert.equal((await framing({}, 'abc')).body, '- chunked 3');
+    assert.equal((await framing({ 'content-length': '3' }, 'abc')).body, '3 - 3');
 
     // Twenty streams in flight on the one connection.
     const answers = await Promise.all(Array.from({ length: 20 }, () => request(session, { ':path': '/hello' })));

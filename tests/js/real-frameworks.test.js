@@ -1,8 +1,9 @@
 'use strict';
 // Issue 18: real frameworks, from npm, on loopwire, as their users run them: a socket.io server attached to an App
 // (io.attachApp, the engine.io uWebSockets.js server underneath) with socket.io-client over WebSocket and over
-// polling upgraded to WebSocket; and hyper-express, whose require('uWebSockets.js') resolves to loopwire through the
-// root package.json's overrides (tests/js/fixtures/uWebSockets.js).
+// polling upgraded to WebSocket; hyper-express and ultimate-express, whose require('uWebSockets.js') resolves to
+// loopwire through the root package.json's overrides (tests/js/fixtures/uWebSockets.js); and both of them, unchanged
+// but for the App's `http2` option, answering Node's http2 client as they answer HTTP/1.1 (issue 43).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -11,7 +12,9 @@ const WebSocket = require('ws');
 const uWS = require('../../addon/lib/index.js');
 const { Server } = require('socket.io');
 const { io: connectIo } = require('socket.io-client');
+const http2 = require('node:http2');
 const HyperExpress = require('hyper-express');
+const express = require('ultimate-express');
 
 /** A socket.io server on a loopwire App listening on a free port; both closed when the test ends. */
 function socketIoServer(t, setup) {
@@ -144,4 +147,94 @@ test('hyper-express: WebSocket routes beside HTTP routes and a catch-all, on loo
   const closed = once(client, 'close');
   client.close(1000);
   assert.equal((await closed)[0], 1000);
+});
+
+/** The answers of a framework's routes to each request of REQUESTS, from Node's http2 client on the same port. */
+async function http2Answers(t, port) {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  t.after(() => session.close());
+  const answers = [];
+  for (const { method, path, body } of REQUESTS) {
+    const stream = session.request({ ':method': method, ':path': path, 'content-type': 'application/json' });
+    const chunks = [];
+    const head = once(stream, 'response');
+    stream.on('data', (chunk) => chunks.push(chunk));
+    const ended = once(stream, 'end');
+    stream.end(body);
+    const [headers] = await head;
+    await ended;
+    answers.push(answerOf(headers[':status'], (name) => headers[name], Buffer.concat(chunks).toString()));
+  }
+  assert.equal(session.alpnProtocol, 'h2c', 'the answers came over HTTP/2');
+  return answers;
+}
+
+/** The same answers from fetch (HTTP/1.1). */
+async function http11Answers(port) {
+  const answers = [];
+  for (const { method, path, body } of REQUESTS) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`,
+                                 { method, body, headers: { 'content-type': 'application/json' } });
+    answers.push(answerOf(response.status, (name) => response.headers.get(name) ?? undefined, await response.text()));
+  }
+  return answers;
+}
+
+// What the framework apps below are asked, on each protocol.
+const REQUESTS = [
+  { method: 'GET', path: '/status' },
+  { method: 'GET', path: '/users/42?fields=name' },
+  { method: 'POST', path: '/echo', body: JSON.stringify({ word: 'hello', count: 3 }) },
+  { method: 'GET', path: '/nowhere' },
+];
+
+/** What a test compares of an answer: the status, the body, and the headers the routes set. */
+function answerOf(status, header, body) {
+  return { status: Number(status), body, type: header('content-type'), custom: header('x-route') };
+}
+
+const EXPECTED_ANSWERS = [
+  { status: 200, body: 'ok', type: 'text/plain; charset=utf-8', custom: 'status' },
+  { status: 200, body: '{"id":"42","fields":"name"}', type: 'application/json; charset=utf-8', custom: 'user' },
+  { status: 201, body: '{"word":"HELLO","count":3}', type: 'application/json; charset=utf-8', custom: 'echo' },
+  { status: 404, body: 'not here', type: 'text/plain; charset=utf-8', custom: undefined },
+];
+
+test('hyper-express over HTTP/2: its routes answer Node\'s http2 client as they answer HTTP/1.1', async (t) => {
+  const server = new HyperExpress.Server({ http2: true });
+  t.after(() => server.close());
+  server.get('/status', (request, response) => response.header('x-route', 'status').type('text').send('ok'));
+  server.get('/users/:id', (request, response) => response.header('x-route', 'user')
+    .json({ id: request.path_parameters.id, fields: request.query_parameters.fields }));
+  server.post('/echo', async (request, response) => {
+    const { word, count } = await request.json();
+    response.status(201).header('x-route', 'echo').json({ word: word.toUpperCase(), count });
+  });
+  server.any('/*', (request, response) => response.status(404).type('text').send('not here'));
+  await server.listen(0, '127.0.0.1');
+
+  const overHttp11 = await http11Answers(server.port);
+  const overHttp2 = await http2Answers(t, server.port);
+  assert.deepEqual(overHttp2, overHttp11);
+  assert.deepEqual(overHttp2.map(({ status, body, custom }) => ({ status, body, custom })),
+                   EXPECTED_ANSWERS.map(({ status, body, custom }) => ({ status, body, custom })));
+});
+
+test('ultimate-express over HTTP/2: its routes answer Node\'s http2 client as they answer HTTP/1.1', async (t) => {
+  assert.equal(require('uWebSockets.js'), uWS, 'ultimate-express gets loopwire');
+  const app = express({ uwsOptions: { http2: true } });
+  app.use(express.json());
+  app.get('/status', (request, response) => response.set('x-route', 'status').type('text').send('ok'));
+  app.get('/users/:id', (request, response) => response.set('x-route', 'user')
+    .json({ id: request.params.id, fields: request.query.fields }));
+  app.post('/echo', (request, response) => response.status(201).set('x-route', 'echo')
+    .json({ word: request.body.word.toUpperCase(), count: request.body.count }));
+  app.use((request, response) => response.status(404).type('text').send('not here'));
+  const port = await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
+  t.after(() => app.uwsApp.close());
+
+  const overHttp11 = await http11Answers(port);
+  const overHttp2 = await http2Answers(t, port);
+  assert.deepEqual(overHttp2, overHttp11);
+  assert.deepEqual(overHttp2, EXPECTED_ANSWERS);
 });

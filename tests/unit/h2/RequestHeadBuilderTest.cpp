@@ -19,7 +19,9 @@ public:
 
     // Builds from fields as literal names (their kind from classifyName, their values unchecked), or, where kinds
     // are given, as the decoder gives table entries (the kind given, the value checked).
-    RequestFieldError build(const std::vector<Field>& fields, std::vector<FieldKind> kinds = {}) {
+    // bodyFollows: as if the HEADERS frame did not end the stream.
+    RequestFieldError build(const std::vector<Field>& fields, std::vector<FieldKind> kinds = {},
+                            bool bodyFollows = false) {
         fields_ = fields;
         builder.begin(head, scratch_.data(), scratch_.size(), extendedConnect_);
         for (std::size_t i = 0; i < fields_.size(); ++i) {
@@ -34,7 +36,7 @@ public:
             }
             builder.add(f);
         }
-        return builder.finish();
+        return builder.finish(bodyFollows);
     }
 
     RequestHead head;
@@ -109,6 +111,32 @@ TEST(RequestHeadBuilder, ContentLength) {
               RequestFieldError::BadContentLength);
     for (const char* bad : {"", "-1", "4 2", "0x10", "12345678901234567890"})
         EXPECT_EQ(b.build(with(kGet, {{"content-length", bad}})), RequestFieldError::BadContentLength) << bad;
+}
+
+TEST(RequestHeadBuilder, ABodyOfUnknownLengthIsPresentedAsChunked) {
+    const std::vector<Field> post = {
+        {":method", "POST"}, {":scheme", "https"}, {":path", "/upload"}, {":authority", "example.com"}};
+    Builder b;
+    ASSERT_EQ(b.build(post, {}, true), RequestFieldError::None);
+    EXPECT_EQ(b.head.header("transfer-encoding"), "chunked");
+    EXPECT_EQ(b.head.headerCount, 2);  // host, transfer-encoding
+    // Not when the length is known, nor when no body follows.
+    ASSERT_EQ(b.build(with(post, {{"content-length", "5"}}), {}, true), RequestFieldError::None);
+    EXPECT_EQ(b.head.header("transfer-encoding"), "");
+    ASSERT_EQ(b.build(post, {}, false), RequestFieldError::None);
+    EXPECT_EQ(b.head.header("transfer-encoding"), "");
+    // Nor on CONNECT, whose stream is a tunnel, not a body.
+    ASSERT_EQ(b.build({{":method", "CONNECT"}, {":authority", "example.com:443"}}, {}, true), RequestFieldError::None);
+    EXPECT_EQ(b.head.header("transfer-encoding"), "");
+    Builder extended(true);
+    ASSERT_EQ(extended.build({{":method", "CONNECT"},
+                              {":protocol", "websocket"},
+                              {":scheme", "https"},
+                              {":path", "/chat"},
+                              {":authority", "example.com"}},
+                             {}, true),
+              RequestFieldError::None);
+    EXPECT_EQ(extended.head.header("transfer-encoding"), "");
 }
 
 TEST(RequestHeadBuilder, ConnectionSpecificFieldsAreMalformed) {
@@ -188,6 +216,8 @@ TEST(RequestHeadBuilder, FieldCountLimitIsA431) {
     for (std::size_t i = 0; i < limits::kMaxHeaderCount - 1; ++i)
         fields.push_back({"x-" + std::to_string(i), "v"});
     EXPECT_EQ(b.build(fields), RequestFieldError::None);  // 99 and the host
+    // The field a body of unknown length adds counts as well.
+    EXPECT_EQ(b.build(fields, {}, true), RequestFieldError::TooManyFields);
     fields.push_back({"x-last", "v"});
     EXPECT_EQ(b.build(fields), RequestFieldError::TooManyFields);
 }
