@@ -29,7 +29,8 @@ Compares two builds of loopwire (or loopwire and another server) on this machine
   --base REF            the commit to compare against (a branch, tag, hash, HEAD~1, or WORKTREE)
   --head REF            the commit to measure (default WORKTREE: this checkout, uncommitted changes included)
   --vs IMPL|"COMMAND"   compare head with another implementation (node-http, uws, loopwire-js; for static/*: nginx,
-                        h2o, express-static, fastify-static; for compress/*: express-compression) or with any server
+                        h2o, express-static, fastify-static; for compress/*: express-compression; for h2/* and
+                        h2c/*: node-http2, and h2o, nginx for their hello-* rows) or with any server
                         command instead of another ref; in a command {scenario} and {name} are replaced, and
                         "--port 0" is appended unless it uses {port}
   --impl IMPL           the implementation both refs run (default loopwire-cpp; also loopwire-js, node-http, uws)

@@ -6,11 +6,13 @@
 // the run stops and shows the difference.
 //
 // HTTP requests are sent with node:http (node:https for a TLS scenario, accepting the self-signed certificate the
-// runner made) on a fresh connection. For ws/echo-* scenarios the check is one echo
+// runner made) on a fresh connection; HTTP/2 scenarios' (request.mode 'h2') with node:http2, over TLS by ALPN or
+// with prior knowledge, as h2load will. For ws/echo-* scenarios the check is one echo
 // through lwload (`-c 1 -n 1`), which compares the echo with the message byte for byte; for ws/fanout, one window
 // of messages to a few subscribers (`-c 4 -n 32`: 8 messages, each received whole and in order by all four).
 const fs = require('node:fs');
 const http = require('node:http');
+const http2 = require('node:http2');
 const https = require('node:https');
 const zlib = require('node:zlib');
 const { loadArgs, runLoad, errorCount } = require('./load');
@@ -80,8 +82,39 @@ function headerValue(answer, rule) {
   return view(value);
 }
 
+// Resolves to { status, headers, body } for one HTTP/2 request of scenario to 127.0.0.1:port, on a session of its
+// own. A body goes with POST, as h2load sends it.
+function requestOnceOverHttp2(scenario, port) {
+  const { path, headers, bodyFile, tls } = scenario.request;
+  const body = bodyFile ? fs.readFileSync(bodyFile) : null;
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+                                  tls ? { rejectUnauthorized: false } : {});
+    const fail = (error) => { session.destroy(); reject(error); };
+    session.on('error', fail);
+    session.setTimeout(CHECK_TIMEOUT_MS, () => fail(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)));
+    const lowerCased = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    const stream = session.request({ ':method': body ? 'POST' : 'GET', ':path': path, ...lowerCased });
+    const chunks = [];
+    let status = 0;
+    let responseHeaders = {};
+    stream.on('response', (received) => {
+      status = received[':status'];
+      responseHeaders = Object.fromEntries(Object.entries(received).filter(([name]) => !name.startsWith(':')));
+    });
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks) });
+    });
+    stream.on('error', fail);
+    stream.end(body ?? undefined);
+  });
+}
+
 // Resolves to { status, headers, body } for one request of scenario to 127.0.0.1:port.
 function requestOnce(scenario, port) {
+  if (scenario.request.mode === 'h2') return requestOnceOverHttp2(scenario, port);
   const { method, path, headers, bodyFile, tls } = scenario.request;
   const body = bodyFile ? fs.readFileSync(bodyFile) : null;
   return new Promise((resolve, reject) => {

@@ -9,13 +9,15 @@
 //   'text'       lines of JSON made of a small vocabulary, compressible as real text assets are (gzip -9 makes it
 //                about a sixth of its size), for the scenarios that serve a compressed variant;
 //   'json'       the same records as one JSON document (an array), for the compress/* scenarios, whose servers read
-//                it at start-up and answer it as an API answers JSON, coded per request.
+//                it at start-up and answer it as an API answers JSON, coded per request;
+//   'hello'      "Hello world!", the body h2o and nginx serve as a file for the h2/hello-* scenarios.
 // gzip: true also writes name.gz beside the file, compressed by node:zlib at GZIP_LEVEL: the precompressed sibling
 // that nginx's gzip_static, h2o's file.send-compressed, @fastify/static's preCompressed and loopwire's
 // precompressed option serve, the same bytes for all of them.
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
+const { HELLO_WORLD } = require('../scenarios/js/common');
 
 const FIRST_PRINTABLE = 0x20;
 const PRINTABLE_COUNT = 0x7f - FIRST_PRINTABLE;
@@ -99,7 +101,15 @@ function jsonDocument(size) {
   return Buffer.from(text + ' '.repeat(size - text.length - JSON_CLOSE.length) + JSON_CLOSE);
 }
 
-const FILE_KINDS = { printable: printableBytes, text: compressibleText, json: jsonDocument };
+// The hello-world answer (bench/scenarios/js/common.js HELLO_WORLD), which size must match: the file h2o and nginx
+// serve for the h2/hello-* scenarios, where the other servers answer it from a handler.
+function helloWorld(size) {
+  const bytes = Buffer.from(HELLO_WORLD);
+  if (size !== bytes.length) throw new Error(`a hello file is ${bytes.length} bytes, not ${size}`);
+  return bytes;
+}
+
+const FILE_KINDS = { printable: printableBytes, text: compressibleText, json: jsonDocument, hello: helloWorld };
 
 // The bytes of a docroot file ({ kind, size }).
 function fileBytes({ kind, size }) {

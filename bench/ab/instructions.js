@@ -15,7 +15,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { startServer, withPort } = require('./server');
-const { loadArgs, runLoad } = require('./load');
+const { loadArgs, loadTool, runLoad } = require('./load');
 
 // Request counts of the two runs.
 const DEFAULT_REQUESTS = [10000, 20000];
@@ -71,7 +71,7 @@ async function countInstructions({ server, scenario, lwload, cpus, outDir, label
     const running = await startServer({ argv: [...valgrind, ...seededArgv(argv)], cwd: server.cwd, cpu: cpus.server, fixedPort,
       label: `${label} (callgrind)`, startTimeoutMs: VALGRIND_START_TIMEOUT_MS });
     try {
-      const result = await runLoad({ lwload, cpu: cpus.load,
+      const result = await runLoad({ lwload, tool: loadTool(scenario), cpu: cpus.load,
         args: loadArgs(scenario, running.port,
           { requests: count, connections, splitPort: running.splitPort, load: server.load }),
         expectedSeconds: count * (scenario.callgrindSecondsPerRequest ?? VALGRIND_SECONDS_PER_REQUEST) });

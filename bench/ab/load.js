@@ -1,7 +1,9 @@
 'use strict';
-// Running lwload (bench/load/, docs/lwload.md) against one server, pinned to the load CPU, and reading its JSON
-// line. loadArgs() is pure, so the command line each scenario gets is unit-tested.
+// Running the load against one server, pinned to the load CPU, and reading its result: lwload (bench/load/,
+// docs/lwload.md) and its JSON line, or, for the HTTP/2 scenarios (request.mode 'h2'), h2load and its report read
+// into the same shape (h2load.js). loadArgs() is pure, so the command line each scenario gets is unit-tested.
 const { execFile } = require('node:child_process');
+const { h2loadArgs, h2loadCommand, parseH2load, timedSeconds } = require('./h2load');
 
 // lwload's own limit on a --requests run; the runner never needs as long.
 const REQUESTS_TIME_LIMIT_S = 600;
@@ -17,6 +19,7 @@ const LOAD_OUTPUT_BYTES = 1 << 20;
 // --socket-io, text messages).
 function loadArgs(scenario, port, { seconds = null, requests = null, connections = null, splitPort = null,
   load = null } = {}) {
+  if (scenario.request.mode === 'h2') return h2loadArgs(scenario, port, { seconds, requests, connections });
   const request = { ...scenario.request, ...(load ?? {}) };
   const args = [request.mode, '-c', String(connections ?? scenario.connections)];
   if (requests !== null) args.push('-n', String(requests), '-d', `${REQUESTS_TIME_LIMIT_S}s`);
@@ -44,9 +47,21 @@ function loadArgs(scenario, port, { seconds = null, requests = null, connections
   return args;
 }
 
-// Runs lwload with args (pinned to cpu unless null) and resolves to its parsed JSON line.
-function runLoad({ lwload, args, cpu = null, expectedSeconds }) {
-  const command = cpu === null ? [lwload, ...args] : ['taskset', '-c', String(cpu), lwload, ...args];
+// The load generator a scenario is run with: 'h2load' for request.mode 'h2', 'lwload' for every other.
+function loadTool(scenario) {
+  return scenario.request.mode === 'h2' ? 'h2load' : 'lwload';
+}
+
+// How long a timed run of scenario for `seconds` lasts: `seconds`, or more for h2load (h2load.js timedSeconds).
+function loadSeconds(scenario, seconds) {
+  return loadTool(scenario) === 'h2load' ? timedSeconds(seconds) : seconds;
+}
+
+// Runs lwload (or h2load, tool 'h2load') with args (pinned to cpu unless null) and resolves to its parsed JSON line
+// (h2load's report in the same shape).
+function runLoad({ lwload, args, cpu = null, expectedSeconds, tool = 'lwload' }) {
+  const program = tool === 'h2load' ? h2loadCommand(args) : [lwload, ...args];
+  const command = cpu === null ? program : ['taskset', '-c', String(cpu), ...program];
   const timeout = expectedSeconds * 1000 + LOAD_GRACE_MS;
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -54,17 +69,18 @@ function runLoad({ lwload, args, cpu = null, expectedSeconds }) {
       // execFile's timeout sends SIGTERM and drops the output: lwload then stops, prints its line into a closed pipe
       // and exits with status 0, which leaves no error to tell by.
       const timedOut = Date.now() - started >= timeout;
-      const line = stdout.trim().split('\n').pop();
       let result = null;
+      let unreadable = 'no JSON line';
       try {
-        result = JSON.parse(line);
-      } catch {
-        // Reported below with lwload's own words.
+        result = tool === 'h2load' ? parseH2load(stdout) : JSON.parse(stdout.trim().split('\n').pop());
+      } catch (parseError) {
+        // Reported below with the tool's own words.
+        if (tool === 'h2load') unreadable = `${parseError.message}:\n${stdout.trim()}`;
       }
       if (result === null || (error && result.requests === 0)) {
         const why = error?.killed || timedOut ? `stopped after ${timeout} ms, its time limit`
-          : error ? `status ${error.code}` : 'no JSON line';
-        reject(new Error(`lwload ${args.join(' ')}: ${why}\n${stderr.trim()}`));
+          : error ? `status ${error.code}` : unreadable;
+        reject(new Error(`${tool} ${args.join(' ')}: ${why}\n${stderr.trim()}`));
         return;
       }
       resolve(result);
@@ -77,4 +93,4 @@ function errorCount(result) {
   return Object.values(result.errors ?? {}).reduce((sum, n) => sum + n, 0);
 }
 
-module.exports = { loadArgs, runLoad, errorCount };
+module.exports = { loadArgs, loadTool, loadSeconds, runLoad, errorCount };

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const { serverFor } = require('./arms');
 const { checkAnswers } = require('./check');
 const { countInstructions } = require('./instructions');
-const { loadArgs, runLoad, errorCount } = require('./load');
+const { loadArgs, loadTool, loadSeconds, runLoad, errorCount } = require('./load');
 const { cpuSeconds, cpuPressureSeconds } = require('./procstat');
 const { COPIES, roundOrder, parseCopy } = require('./schedule');
 const { startServer, withPort } = require('./server');
@@ -36,13 +36,13 @@ async function startCopy(server, copy, scenario, cpu) {
   return running;
 }
 
-// One lwload run of `seconds` against server, with the server's CPU time around it.
+// One load run (lwload, or h2load for HTTP/2) of `seconds` against server, with the server's CPU time around it.
 async function measureOnce(ctx, scenario, server, seconds) {
   const before = cpuSeconds(server.pid);
   const pressureBefore = cpuPressureSeconds();
   const start = process.hrtime.bigint();
-  const result = await runLoad({ lwload: ctx.lwload, cpu: ctx.settings.loadCpu,
-    expectedSeconds: seconds + scenario.joinSeconds,
+  const result = await runLoad({ lwload: ctx.lwload, tool: loadTool(scenario), cpu: ctx.settings.loadCpu,
+    expectedSeconds: loadSeconds(scenario, seconds) + scenario.joinSeconds,
     args: loadArgs(scenario, server.port, { seconds, splitPort: server.splitPort, load: server.load }) });
   const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (!server.isRunning()) throw new Error(`${server.label} exited during the run${server.describeOutput()}`);
@@ -78,7 +78,7 @@ function disturbance(m, seconds) {
 // others' figures in `retried` for the report.
 async function measureSteady(ctx, scenario, server, seconds, budget) {
   const attempts = [];
-  const expected = seconds + scenario.joinSeconds;
+  const expected = loadSeconds(scenario, seconds) + scenario.joinSeconds;
   for (;;) {
     const m = await measureOnce(ctx, scenario, server, seconds);
     attempts.push(m);
@@ -94,11 +94,12 @@ async function measureSteady(ctx, scenario, server, seconds, budget) {
 
 const isDisturbed = (m) => m.stalled || (m.pressure ?? 0) > PRESSURE_LIMIT;
 
-function warningsOf(rounds) {
+// tool: the load generator (load.js loadTool).
+function warningsOf(rounds, tool) {
   const warnings = [];
   const all = rounds.flatMap((round) => Object.values(round.copies));
   const sum = (field) => all.reduce((total, m) => total + m[field], 0);
-  if (sum('errors') > 0) warnings.push(`lwload counted ${sum('errors')} errors (see report.json)`);
+  if (sum('errors') > 0) warnings.push(`${tool} counted ${sum('errors')} errors (see report.json)`);
   if (sum('non2xx') > 0) warnings.push(`${sum('non2xx')} responses were not 2xx`);
   const retried = all.filter((m) => m.retried.length > 0).length;
   const disturbed = all.filter(isDisturbed).length;
@@ -113,7 +114,7 @@ function warningsOf(rounds) {
   }
   const busiest = Math.max(...all.map((m) => m.loadCpuSeconds / m.wallSeconds));
   if (busiest > LOAD_CPU_WARNING) {
-    warnings.push(`lwload used up to ${Math.round(busiest * 100)} % of its CPU: it may have set the pace`);
+    warnings.push(`${tool} used up to ${Math.round(busiest * 100)} % of its CPU: it may have set the pace`);
   }
   return warnings;
 }
@@ -188,7 +189,8 @@ async function measureScenario(ctx, scenario, scenarioIndex) {
     head: [copies['head#1'], copies['head#2']],
   })));
   const result = { name: scenario.name, status: 'measured', connections: scenario.connections,
-    pipeline: scenario.pipeline, unit: scenario.unit, summary, rounds, warnings: warningsOf(rounds) };
+    pipeline: scenario.pipeline, unit: scenario.unit, summary, rounds,
+    warnings: warningsOf(rounds, loadTool(scenario)) };
   if (settings.instructions) {
     try {
       result.instructions = await measureInstructions(ctx, scenario, servers);

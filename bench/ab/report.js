@@ -65,7 +65,7 @@ function tableLines(run) {
 function settingsLine(run) {
   const s = run.settings;
   return `${s.rounds} rounds × ${s.duration} s per server after a ${s.warmup} s warm-up; each side runs twice ` +
-    `(base#1, head#1, base#2, head#2). Servers on CPU ${s.serverCpu}, load (lwload) on CPU ${s.loadCpu}. ` +
+    `(base#1, head#1, base#2, head#2). Servers on CPU ${s.serverCpu}, load (lwload; h2load for HTTP/2) on CPU ${s.loadCpu}. ` +
     `${run.date}; ${run.machine.cpuModel}, ${run.machine.cpus} CPUs, load average ${run.machine.loadAverage}.`;
 }
 

@@ -1,6 +1,6 @@
 'use strict';
 // The configuration files of the servers that take one instead of a command line (nginx and h2o, from Debian), for
-// the static/* scenarios. Each function returns a template; the A/B runner fills it for every server it starts
+// the static/* scenarios and the HTTP/2 ones (h2/hello-*, h2c/hello-*: a file of "Hello world!"). Each function returns a template; the A/B runner fills it for every server it starts
 // (bench/ab/arms.js and server.js) and writes it into a folder of its own under the run's temporary folder:
 //   {port}       the port the runner picked for this server (they cannot print "listening on <port>": the runner
 //                waits for the port to accept connections)
@@ -25,7 +25,9 @@ const RUNNER_USER = process.getuid?.() === 0 ? os.userInfo().username : null;
 // does not depend on /etc/nginx/mime.types. precompressed: gzip_static (its standard way of serving file.gz), with
 // gzip_vary, so that its answer carries Vary: Accept-Encoding as loopwire's and h2o's do (without it a shared cache
 // could give the gzip answer to a client that does not accept it).
-function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false } = {}) {
+// http2: HTTP/2 on the port (by ALPN with tls, else by prior knowledge only, as nginx has no other way on
+// cleartext), for the h2/* and h2c/* scenarios.
+function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false, http2 = false } = {}) {
   return [
     '# nginx for the static/* scenarios, written by the A/B runner (bench/scenarios/configs.js).',
     'daemon off;',
@@ -55,7 +57,7 @@ function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false } 
     '    uwsgi_temp_path {configDir}/uwsgi;',
     '    scgi_temp_path {configDir}/scgi;',
     '    server {',
-    `        listen 127.0.0.1:{port}${tls ? ' ssl' : ''};`,
+    `        listen 127.0.0.1:{port}${tls ? ' ssl' : ''}${http2 ? ' http2' : ''};`,
     '        root {docroot};',
     ...(tls ? ['        ssl_certificate {tlsCert};', '        ssl_certificate_key {tlsKey};'] : []),
     '    }',
@@ -68,7 +70,7 @@ function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false } 
 // access-log directive it keeps none; its error log is stderr by default (an error-log of /dev/stderr would fail:
 // the runner's pipes are sockets, which cannot be opened by path). file.dir serves the folder (h2o keeps its open
 // files in its own cache). precompressed: file.send-compressed, which serves file.gz (or file.br) beside a file to a
-// request that accepts the coding.
+// request that accepts the coding. h2o speaks HTTP/2 on every port, by ALPN on TLS and by prior knowledge on cleartext.
 function h2oConfig({ tls = false, user = RUNNER_USER, precompressed = false } = {}) {
   return [
     '# h2o for the static/* scenarios, written by the A/B runner (bench/scenarios/configs.js).',

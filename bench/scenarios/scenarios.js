@@ -83,6 +83,9 @@ const IMPLEMENTATIONS = {
   // like express-static.
   'express-compression': { label: 'compression middleware on ultimate-express over uWebSockets.js (npm)',
     buildTargets: [] },
+  // The h2/* and h2c/* scenarios' JavaScript competitor: node:http2's compatibility API, the node:http handlers
+  // unchanged, as an application moving to HTTP/2 on Node writes it.
+  'node-http2': { label: 'node:http2 (compatibility API)', buildTargets: [], followsNodeOption: true },
 };
 
 const cppServer = (name) => ({ command: [`{build}/bench/scenarios/${name}`] });
@@ -196,6 +199,73 @@ const compressServers = ({ gzipLevel = null } = {}) => {
 // Content-Length: loopwire codes an end() whole and states the coded length, the middleware streams its output in
 // chunks; and the lengths differ with the level anyway.
 const COMPRESS_COMPARE_HEADERS = [{ name: 'content-type', view: 'media-type' }, 'content-encoding', 'vary'];
+
+// The HTTP/2 scenarios: h2/* over TLS (h2 by ALPN), h2c/* in cleartext (prior knowledge), each loaded by h2load
+// (bench/ab/h2load.js; lwload speaks no HTTP/2) with `streams` requests in flight on each of DEFAULT_CONNECTIONS
+// connections. Their servers are the http/* ones given --http2 (and --key, --cert for h2/*), node:http2's
+// compatibility API, and for the hello-* ones h2o and nginx serving HELLO_FILES' file, h2o's fastest path (its
+// mruby handlers cost twice as much), with HTTP/2 on (bench/scenarios/configs.js).
+const H2_STREAMS = 10;
+const HELLO_FILES = { 'hello.txt': { kind: 'hello', size: 12 } };
+const H2_ARG = '--http2';
+const h2Servers = (name, { tls, file = false }) => {
+  const tlsArgs = tls ? TLS_ARGS : [];
+  const cppName = tls && name === 'hello-world' ? 'https-hello-world' : name;
+  return {
+    'loopwire-cpp': { command: [`{build}/bench/scenarios/${cppName}`, H2_ARG, ...tlsArgs] },
+    'loopwire-js': { command: ['{node}', `{root}/bench/scenarios/js/uws/${name}.js`, '--module', '{root}', H2_ARG,
+      ...tlsArgs], requires: '{root}' },
+    'node-http2': { command: ['{node}', `{root}/bench/scenarios/js/node/${name}.js`, H2_ARG, ...tlsArgs] },
+    ...(file ? {
+      h2o: { program: 'h2o', command: ['h2o', '-c', '{config}'],
+        config: { name: 'h2o.conf', template: h2oConfig({ tls }) } },
+      nginx: { program: 'nginx', command: ['nginx', '-c', '{config}', '-e', 'stderr'],
+        config: { name: 'nginx.conf', template: nginxConfig({ tls, http2: true }) } },
+    } : {}),
+  };
+};
+// The four HTTP/2 scenarios, over TLS (h2/*) or in cleartext (h2c/*).
+const h2Scenarios = (tls) => {
+  const prefix = tls ? 'h2' : 'h2c';
+  const hello = { mode: 'h2', method: 'GET', path: '/hello.txt', tls };
+  return [
+    {
+      // Hello world, ten streams at a time on each of 100 connections: what a browser loading a page's many
+      // resources puts on a server, each read bringing several requests.
+      name: `${prefix}/hello-world`,
+      request: hello,
+      streams: H2_STREAMS,
+      docroot: HELLO_FILES,
+      servers: h2Servers('hello-world', { tls, file: true }),
+    },
+    {
+      // One stream at a time per connection: every request a read of its own, as HTTP/1.1 without pipelining.
+      name: `${prefix}/hello-1stream`,
+      request: hello,
+      streams: 1,
+      docroot: HELLO_FILES,
+      servers: h2Servers('hello-world', { tls, file: true }),
+    },
+    {
+      // http/headers: three request fields read, three written, through HPACK both ways.
+      name: `${prefix}/headers`,
+      request: { mode: 'h2', method: 'GET', path: '/headers?user=42&lang=en', tls,
+        headers: { 'x-request-id': '7f3a9c1e', accept: 'application/json', 'user-agent': 'h2load/1' } },
+      streams: H2_STREAMS,
+      compareHeaders: ['x-request-id', 'content-type', 'cache-control'],
+      servers: h2Servers('headers', { tls }),
+    },
+    {
+      // http/json-post-1kb: a body in DATA frames, under flow control.
+      name: `${prefix}/post-1kb`,
+      request: { mode: 'h2', method: 'POST', path: '/json', tls, headers: { 'content-type': 'application/json' },
+        bodyFile: path.join(__dirname, 'bodies', 'post-1kb.json') },
+      streams: H2_STREAMS,
+      compareHeaders: ['content-type'],
+      servers: h2Servers('json-post-1kb', { tls }),
+    },
+  ];
+};
 
 // The connections of https/handshake-*, each making one handshake after another.
 const HANDSHAKE_CONNECTIONS = 20;
@@ -452,6 +522,8 @@ const SCENARIOS = [
     callgrindSecondsPerRequest: COMPRESS_CALLGRIND_SECONDS,
     servers: compressServers({ gzipLevel: MIDDLEWARE_GZIP_LEVEL }),
   },
+  ...h2Scenarios(true),
+  ...h2Scenarios(false),
 ].map((scenario) => ({
   enabled: true,
   compareHeaders: [],

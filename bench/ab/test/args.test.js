@@ -86,7 +86,7 @@ test('--node takes a Node major version', () => {
     assert.throws(() => parseArguments(['--vs', 'uws', '--node', bad], tables), UsageError, bad);
   }
   assert.deepEqual(Object.entries(IMPLEMENTATIONS).filter(([, impl]) => impl.followsNodeOption).map(([name]) => name),
-    ['loopwire-js', 'node-http', 'socketio', 'fastify-static']);
+    ['loopwire-js', 'node-http', 'socketio', 'fastify-static', 'node-http2']);
 });
 
 test('an arm on another Node fills {node} with it and says so in its label', () => {

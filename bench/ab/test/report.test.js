@@ -56,7 +56,7 @@ test('the Markdown names both arms, the settings, and what was not measured', ()
   const text = report.markdown(sampleRun());
   assert.match(text, /\*\*Base:\*\* loopwire-cpp @ abc <base>/);
   assert.match(text, /3 rounds × 2 s per server after a 1 s warm-up/);
-  assert.match(text, /Servers on CPU 0, load \(lwload\) on CPU 1/);
+  assert.match(text, /Servers on CPU 0, load \(lwload; h2load for HTTP\/2\) on CPU 1/);
   assert.match(text, /- http\/headers: skipped, base: uwebsockets does not load/);
   assert.match(text, /- ws\/echo-20b: not run, loopwire has no WebSocket yet/);
   assert.match(text, /- http\/cached: 1 stall/);

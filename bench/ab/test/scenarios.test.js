@@ -13,22 +13,23 @@ const ROOT = path.resolve(__dirname, '../../..');
 // The implementations of the single-server scenarios: every one but socket.io, which runs only the cluster ones.
 const TABLE_IMPLEMENTATIONS = ['loopwire-cpp', 'loopwire-js', 'node-http', 'uws'];
 
-test('the twenty-one scenarios, all switched on', () => {
+test('the twenty-nine scenarios, all switched on', () => {
   assert.deepEqual(SCENARIOS.map((s) => s.name), ['http/hello-world', 'http/headers', 'http/json-post-1kb',
     'http/cached', 'http/hello-pipelined', 'https/hello-world', 'https/handshake-full', 'https/handshake-resumed',
     'ws/echo-20b', 'wss/echo-20b', 'ws/echo-4kb', 'ws/fanout', 'cluster/fanout', 'cluster/fanout-10',
     'cluster/fanout-history', 'static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb',
-    'compress/json-50kb', 'compress/json-50kb-level6']);
+    'compress/json-50kb', 'compress/json-50kb-level6', 'h2/hello-world', 'h2/hello-1stream', 'h2/headers',
+    'h2/post-1kb', 'h2c/hello-world', 'h2c/hello-1stream', 'h2c/headers', 'h2c/post-1kb']);
   for (const s of SCENARIOS) {
     assert.equal(s.enabled, true, s.name);
-    assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/') || s.name.endsWith('-tls'),
-      s.name);
+    assert.equal(s.request.tls, s.name.startsWith('https/') || s.name.startsWith('wss/') || s.name.endsWith('-tls') ||
+      s.name.startsWith('h2/'), s.name);
     const connections = { 'cluster/fanout-10': 10, 'https/handshake-full': 20, 'https/handshake-resumed': 20 };
     assert.equal(s.connections, connections[s.name] ?? (s.request.mode === 'fanout' ? FANOUT_SUBSCRIBERS : 100),
       s.name);
     assert.equal(s.pipeline, s.name === 'http/hello-pipelined' ? 16 : 1, s.name);
     const unit = s.request.reconnect ? 'handshake' : s.name.startsWith('static/1mb') ? 'MiB'
-      : { http: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
+      : { http: 'request', h2: 'request', ws: 'message', fanout: 'delivery' }[s.request.mode];
     assert.equal(s.unit, unit, s.name);
     assert.equal(s.joinSeconds, { 'ws/fanout': 1, 'cluster/fanout': 2, 'cluster/fanout-10': 2,
       'cluster/fanout-history': 2 }[s.name] ?? 0, s.name);
@@ -107,11 +108,11 @@ test('https/hello-world: hello-world over TLS on all four implementations, each 
     assert.equal(https.servers.uws.requires, '{uws}');
   });
 
-test('the TLS servers take --key and --cert', () => {
+test('the TLS servers take --key and --cert, the HTTP/2 ones --http2', () => {
   assert.deepEqual(common.parseArgs(['--port', '0', '--key', '/k.pem', '--cert', '/c.pem']),
-    { port: 0, module: null, key: '/k.pem', cert: '/c.pem', docroot: null });
-  assert.deepEqual(common.parseArgs(['--module', 'x', '--docroot', '/d']),
-    { port: 0, module: 'x', key: null, cert: null, docroot: '/d' });
+    { port: 0, module: null, key: '/k.pem', cert: '/c.pem', docroot: null, http2: false });
+  assert.deepEqual(common.parseArgs(['--module', 'x', '--docroot', '/d', '--http2']),
+    { port: 0, module: 'x', key: null, cert: null, docroot: '/d', http2: true });
   assert.equal(common.UNAVAILABLE_EXIT_STATUS, 3);
 });
 
@@ -138,7 +139,7 @@ test('every server named in the table exists and every implementation is known',
     // Every single-server scenario runs on every implementation; a cluster one on those that have a cluster; a
     // static or compress one (which read the run's document root) on loopwire and its competitors there
     // (bench/ab/test/static.test.js, compress.test.js).
-    if (s.enabled && !s.request.split && !s.docroot) {
+    if (s.enabled && !s.request.split && !s.docroot && s.request.mode !== 'h2') {
       assert.ok(s.servers['loopwire-cpp'] && s.servers['node-http'], s.name);
     }
   }
@@ -169,4 +170,33 @@ test('headersAnswer joins what it read and refuses an answer over 512 bytes', ()
     'user=42 lang=en accept=application/json agent=lwload/1');
   assert.equal(common.headersAnswer(null, undefined, '', 'x'), 'user= lang= accept= agent=x');
   assert.equal(common.headersAnswer('x'.repeat(600), '', '', ''), null);
+});
+
+test('the HTTP/2 rows: h2load, the http/* servers given --http2, node:http2, and h2o and nginx for hello', () => {
+  for (const tls of [true, false]) {
+    const prefix = tls ? 'h2' : 'h2c';
+    const rows = SCENARIOS.filter((s) => s.name.startsWith(`${prefix}/`));
+    assert.deepEqual(rows.map((s) => [s.name, s.streams, Object.keys(s.servers).sort()]), [
+      [`${prefix}/hello-world`, 10, ['h2o', 'loopwire-cpp', 'loopwire-js', 'nginx', 'node-http2']],
+      [`${prefix}/hello-1stream`, 1, ['h2o', 'loopwire-cpp', 'loopwire-js', 'nginx', 'node-http2']],
+      [`${prefix}/headers`, 10, ['loopwire-cpp', 'loopwire-js', 'node-http2']],
+      [`${prefix}/post-1kb`, 10, ['loopwire-cpp', 'loopwire-js', 'node-http2']],
+    ]);
+    for (const s of rows) {
+      assert.equal(s.request.mode, 'h2', s.name);
+      assert.equal(s.request.tls, tls, s.name);
+      for (const [impl, server] of Object.entries(s.servers)) {
+        if (server.config) {
+          // h2o speaks HTTP/2 on every port; nginx only where the listen line says so.
+          if (impl === 'nginx') assert.match(server.config.template, tls ? / ssl http2;/ : / http2;/, s.name);
+          assert.equal(server.config.template.includes('{tlsCert}'), tls, `${s.name} ${impl}`);
+          continue;
+        }
+        assert.ok(server.command.includes('--http2'), `${s.name} ${impl}`);
+        assert.equal(server.command.includes('--key'), tls, `${s.name} ${impl}`);
+      }
+    }
+    // The hello rows' file is the answer the other servers give.
+    assert.deepEqual(rows[0].docroot, { 'hello.txt': { kind: 'hello', size: common.HELLO_WORLD.length } });
+  }
 });

@@ -76,6 +76,7 @@ test('docrootFiles merges the chosen scenarios\' files and refuses one name as t
     '1mb.txt': { kind: 'printable', size: 1048576, gzip: false },
     '50kb.txt': { kind: 'text', size: 51200, gzip: true },
     '50kb.json': { kind: 'json', size: 51200, gzip: false },
+    'hello.txt': { kind: 'hello', size: 12, gzip: false },
   });
   assert.deepEqual(docrootFiles(SCENARIOS.filter((s) => s.name.startsWith('http/'))), {});
   const file = (size, kind = 'printable', gzip = undefined) => ({ kind, size, gzip });
@@ -105,7 +106,7 @@ test('makeDocroot writes the files, and the .gz sibling of those that have one',
 test('the static rows: one file each, the six servers, per MiB for the large file, TLS for -tls', () => {
   assert.deepEqual(SCENARIOS.filter((s) => s.docroot).map((s) => s.name),
     ['static/1kb', 'static/1mb', 'static/1mb-tls', 'static/gzip-50kb', 'compress/json-50kb',
-      'compress/json-50kb-level6']);
+      'compress/json-50kb-level6', 'h2/hello-world', 'h2/hello-1stream', 'h2c/hello-world', 'h2c/hello-1stream']);
   const rows = SCENARIOS.filter((s) => s.docroot === STATIC_FILES);
   assert.deepEqual(rows.map((s) => s.request.path), ['/1kb.txt', '/1mb.txt', '/1mb.txt']);
   assert.deepEqual(rows.map((s) => s.unit), ['request', 'MiB', 'MiB']);
@@ -319,4 +320,9 @@ test('Content-Type is compared by its media type: the charset parameter may diff
   assert.match(differs, /content-type \(media-type\): text\/html/);
   assert.match(compareAnswers(scenario, [{ copy: 'base#1', answer: answer('text/plain') },
     { copy: 'head#1', answer: answer('text/plain', '1000') }]), /content-length: 1000/);
+});
+
+test('a hello file is the hello-world answer, at the size the table gives', () => {
+  assert.deepEqual(fileBytes({ kind: 'hello', size: 12 }), Buffer.from('Hello world!'));
+  assert.throws(() => fileBytes({ kind: 'hello', size: 13 }), /a hello file is 12 bytes, not 13/);
 });

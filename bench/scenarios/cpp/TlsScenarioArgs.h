@@ -16,7 +16,11 @@ struct TlsScenarioArgs {
     std::string keyFile;
     std::string certFile;
 
-    static TlsScenarioArgs parse(int argc, char** argv) {
+    // Whether --key and --cert are required (the https-* servers), or may both be left out (the servers that run
+    // on an App, or, given them, on an SSLApp: ScenarioApp.h).
+    enum class Material { Required, Optional };
+
+    static TlsScenarioArgs parse(int argc, char** argv, Material material = Material::Required) {
         TlsScenarioArgs args;
         // ScenarioArgs refuses what it does not know, so it is given the command line without the TLS options.
         std::vector<char*> rest{argv[0]};
@@ -29,7 +33,8 @@ struct TlsScenarioArgs {
                 rest.push_back(argv[i]);
             }
         }
-        if (args.keyFile.empty() || args.certFile.empty()) {
+        const bool neither = args.keyFile.empty() && args.certFile.empty();
+        if ((args.keyFile.empty() || args.certFile.empty()) && !(neither && material == Material::Optional)) {
             std::fprintf(stderr, "usage: %s --key KEY.pem --cert CERT.pem [--port N] [--backend epoll|libuv]\n",
                          argv[0]);
             std::exit(2);
@@ -37,6 +42,9 @@ struct TlsScenarioArgs {
         args.common = ScenarioArgs::parse(static_cast<int>(rest.size()), rest.data());
         return args;
     }
+
+    // Whether a key and certificate were given.
+    bool tls() const { return !keyFile.empty(); }
 
     loopwire::SocketContextOptions material() const {
         return loopwire::SocketContextOptions{.key_file_name = keyFile, .cert_file_name = certFile};

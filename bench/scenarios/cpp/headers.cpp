@@ -2,7 +2,8 @@
 // query parameters (user, lang), and answers with three headers (X-Request-Id echoed, Content-Type,
 // Cache-Control) and a body made of what it read: "user=U lang=L accept=A agent=G". An answer longer than
 // kMaxAnswerBytes is refused with 400, as in the JavaScript servers, so that no input can overrun the buffer.
-#include "ScenarioArgs.h"
+// Given --key and --cert, over TLS; with --http2, over HTTP/2 too (h2/headers, h2c/headers).
+#include "ScenarioApp.h"
 
 #include <cstddef>
 #include <cstring>
@@ -36,25 +37,22 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) {
-    ScenarioArgs args = ScenarioArgs::parse(argc, argv);
-    loopwire::App app(args.options);
-    app.get("/headers",
-            [](loopwire::HttpResponse* res, loopwire::HttpRequest* req) {
-                std::string_view requestId = req->getHeader("x-request-id");
-                AnswerBuilder answer;
-                answer.add("user=").add(req->getQuery("user"));
-                answer.add(" lang=").add(req->getQuery("lang"));
-                answer.add(" accept=").add(req->getHeader("accept"));
-                answer.add(" agent=").add(req->getHeader("user-agent"));
-                if (answer.overflow()) {
-                    res->writeStatus("400 Bad Request")->end("too long");
-                    return;
-                }
-                res->writeHeader("X-Request-Id", requestId)
-                    ->writeHeader("Content-Type", "text/plain; charset=utf-8")
-                    ->writeHeader("Cache-Control", "no-store")
-                    ->end(answer.view());
-            })
-        .listen(args.port, [&](loopwire::ListenSocket* socket) { ScenarioArgs::announce(socket, args.port); })
-        .run();
+    return runScenarioApp(argc, argv, [](auto& app) {
+        app.get("/headers", [](loopwire::HttpResponse* res, loopwire::HttpRequest* req) {
+            std::string_view requestId = req->getHeader("x-request-id");
+            AnswerBuilder answer;
+            answer.add("user=").add(req->getQuery("user"));
+            answer.add(" lang=").add(req->getQuery("lang"));
+            answer.add(" accept=").add(req->getHeader("accept"));
+            answer.add(" agent=").add(req->getHeader("user-agent"));
+            if (answer.overflow()) {
+                res->writeStatus("400 Bad Request")->end("too long");
+                return;
+            }
+            res->writeHeader("X-Request-Id", requestId)
+                ->writeHeader("Content-Type", "text/plain; charset=utf-8")
+                ->writeHeader("Cache-Control", "no-store")
+                ->end(answer.view());
+        });
+    });
 }

@@ -2,10 +2,11 @@
 // body is read through onData, with onAborted (a body that arrives in one piece is parsed where it lies; pieces
 // are collected in a pooled buffer), validated as JSON and answered with
 // {"id":<id>,"keys":<members>,"bytes":<body length>}. Invalid JSON gets 400 {"error":"invalid json"}; a body over
-// kMaxBodyBytes gets 413 and the connection is closed.
+// kMaxBodyBytes gets 413 and the connection is closed. Given --key and --cert, over TLS; with --http2, over
+// HTTP/2 too (h2/post-1kb, h2c/post-1kb).
 #include "BodyBuffers.h"
 #include "JsonSummary.h"
-#include "ScenarioArgs.h"
+#include "ScenarioApp.h"
 
 #include <cstddef>
 #include <cstdio>
@@ -34,33 +35,30 @@ void answer(loopwire::HttpResponse* res, std::string_view body) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    ScenarioArgs args = ScenarioArgs::parse(argc, argv);
     BodyBuffers buffers;
-    loopwire::App app(args.options);
-    app.post("/json",
-             [&buffers](loopwire::HttpResponse* res, loopwire::HttpRequest*) {
-                 // The loop calls onData until isLast, or onAborted once; after either ends the response, neither
-                 // runs again, so the buffer goes back exactly once.
-                 BodyBuffers* pool = &buffers;
-                 std::string* body = pool->acquire();
-                 res->onAborted([pool, body] { pool->release(body); });
-                 res->onData([res, pool, body](std::string_view chunk, bool isLast) {
-                     if (body->empty() && isLast) {
-                         answer(res, chunk);
-                         pool->release(body);
-                         return;
-                     }
-                     if (body->size() + chunk.size() > kMaxBodyBytes) {
-                         pool->release(body);
-                         res->writeStatus("413 Content Too Large")->end({}, true);
-                         return;
-                     }
-                     body->append(chunk);
-                     if (!isLast) return;
-                     answer(res, *body);
-                     pool->release(body);
-                 });
-             })
-        .listen(args.port, [&](loopwire::ListenSocket* socket) { ScenarioArgs::announce(socket, args.port); })
-        .run();
+    return runScenarioApp(argc, argv, [&buffers](auto& app) {
+        app.post("/json", [&buffers](loopwire::HttpResponse* res, loopwire::HttpRequest*) {
+            // The loop calls onData until isLast, or onAborted once; after either ends the response, neither
+            // runs again, so the buffer goes back exactly once.
+            BodyBuffers* pool = &buffers;
+            std::string* body = pool->acquire();
+            res->onAborted([pool, body] { pool->release(body); });
+            res->onData([res, pool, body](std::string_view chunk, bool isLast) {
+                if (body->empty() && isLast) {
+                    answer(res, chunk);
+                    pool->release(body);
+                    return;
+                }
+                if (body->size() + chunk.size() > kMaxBodyBytes) {
+                    pool->release(body);
+                    res->writeStatus("413 Content Too Large")->end({}, true);
+                    return;
+                }
+                body->append(chunk);
+                if (!isLast) return;
+                answer(res, *body);
+                pool->release(body);
+            });
+        });
+    });
 }

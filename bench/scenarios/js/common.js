@@ -4,6 +4,10 @@
 // --cert, PEM files, for the TLS ones; --docroot DIR for the static/* ones), the "listening on <port>" line the A/B
 // runner waits for, and the answers,
 // built by the same code for every implementation so that they cannot drift apart. The C++ twins are in ../cpp/.
+const fs = require('node:fs');
+const http = require('node:http');
+const http2 = require('node:http2');
+const https = require('node:https');
 
 // The answer of http/headers is refused (400 "too long") past this many bytes, as in cpp/headers.cpp.
 const MAX_HEADERS_ANSWER_BYTES = 512;
@@ -28,16 +32,19 @@ const INVALID_JSON = '{"error":"invalid json"}';
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: node ${process.argv[1]} [--port N] [--module SPEC] ` +
-    '[--key KEY.pem --cert CERT.pem] [--docroot DIR]\n');
+    '[--key KEY.pem --cert CERT.pem] [--docroot DIR] [--http2]\n');
   process.exit(2);
 }
 
-// Returns { port, module, key, cert, docroot } from process.argv (key, cert and docroot: the paths, or null).
+// Returns { port, module, key, cert, docroot, http2 } from process.argv (key, cert and docroot: the paths, or null;
+// http2: whether --http2 was given, for the h2/* and h2c/* scenarios).
 function parseArgs(argv = process.argv.slice(2)) {
-  const args = { port: 0, module: null, key: null, cert: null, docroot: null };
+  const args = { port: 0, module: null, key: null, cert: null, docroot: null, http2: false };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
-    if (argv[i] === '--port' && value !== undefined) {
+    if (argv[i] === '--http2') {
+      args.http2 = true;
+    } else if (argv[i] === '--port' && value !== undefined) {
       args.port = Number(value);
       if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`bad port: ${value}`);
       i++;
@@ -59,6 +66,17 @@ function parseTlsArgs(argv = process.argv.slice(2)) {
   const args = parseArgs(argv);
   if (args.key === null || args.cert === null) usage('--key and --cert are required');
   return args;
+}
+
+// The server of a node:http scenario server, answering with handler: node:http, or node:https given --key and
+// --cert; with --http2, node:http2's compatibility API (the `(req, res)` handlers of node:http, unchanged) with
+// prior knowledge, or by ALPN given --key and --cert.
+function createNodeServer(args, handler) {
+  const tls = args.key !== null && args.cert !== null
+    ? { key: fs.readFileSync(args.key), cert: fs.readFileSync(args.cert) }
+    : null;
+  if (args.http2) return tls ? http2.createSecureServer(tls, handler) : http2.createServer(handler);
+  return tls ? https.createServer(tls, handler) : http.createServer(handler);
 }
 
 function announce(port) {
@@ -102,6 +120,7 @@ function jsonAnswer(bytes) {
 }
 
 module.exports = {
+  createNodeServer,
   MAX_BODY_BYTES,
   MAX_MESSAGE_BYTES,
   FANOUT_TOPIC,

@@ -1,12 +1,13 @@
 'use strict';
 // Scenario http/headers on node:http: GET /headers reads x-request-id, accept, user-agent and the query parameters
 // user and lang, and answers with X-Request-Id (echoed), Content-Type and Cache-Control and a body made of what it
-// read (common.js headersAnswer).
-const http = require('node:http');
-const { parseArgs, announce, failToListen, headersAnswer } = require('../common');
+// read (common.js headersAnswer). With --http2, on node:http2's compatibility API (h2c/headers, and h2/headers given
+// --key and --cert).
+const { createNodeServer, parseArgs, announce, failToListen, headersAnswer } = require('../common');
 
-const { port } = parseArgs();
-const server = http.createServer((req, res) => {
+const args = parseArgs();
+const { port } = args;
+const server = createNodeServer(args, (req, res) => {
   const queryStart = req.url.indexOf('?');
   const path = queryStart < 0 ? req.url : req.url.slice(0, queryStart);
   if (req.method !== 'GET' || path !== '/headers') {

@@ -1,11 +1,13 @@
 'use strict';
 // Scenario http/json-post-1kb on node:http: POST /json; the body is collected from 'data' events, parsed as JSON
-// and answered by common.js jsonAnswer. A body over MAX_BODY_BYTES gets 413 and the connection is closed.
-const http = require('node:http');
-const { MAX_BODY_BYTES, parseArgs, announce, failToListen, jsonAnswer } = require('../common');
+// and answered by common.js jsonAnswer. A body over MAX_BODY_BYTES gets 413 and the connection is closed. With
+// --http2, on node:http2's compatibility API (h2c/post-1kb, and h2/post-1kb given --key and --cert), where a
+// Connection field is refused.
+const { MAX_BODY_BYTES, createNodeServer, parseArgs, announce, failToListen, jsonAnswer } = require('../common');
 
-const { port } = parseArgs();
-const server = http.createServer((req, res) => {
+const args = parseArgs();
+const { port } = args;
+const server = createNodeServer(args, (req, res) => {
   if (req.method !== 'POST' || req.url !== '/json') {
     res.writeHead(404).end();
     return;
@@ -18,7 +20,7 @@ const server = http.createServer((req, res) => {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       refused = true;
-      res.writeHead(413, { Connection: 'close' }).end();
+      res.writeHead(413, args.http2 ? {} : { Connection: 'close' }).end();
       return;
     }
     chunks.push(chunk);

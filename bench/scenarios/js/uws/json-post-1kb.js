@@ -3,12 +3,13 @@
 // ArrayBuffers are only valid during the call, so pieces are copied; a body in one piece is parsed in place),
 // with onAborted, and is answered by common.js jsonAnswer. A body over MAX_BODY_BYTES gets 413 and the
 // connection is closed.
+// With --http2 (loopwire's option), over HTTP/2 too (h2c/post-1kb, and h2/post-1kb given --key and --cert).
 const { MAX_BODY_BYTES, jsonAnswer } = require('../common');
-const { loadUwsApi, onListen } = require('./module');
+const { loadUwsApi, onListen, scenarioApp } = require('./module');
 
-const { uWS, port } = loadUwsApi();
-uWS
-  .App()
+const loaded = loadUwsApi();
+const { uWS, port } = loaded;
+scenarioApp(loaded)
   .post('/json', (res) => {
     let collected = null;
     let finished = false;

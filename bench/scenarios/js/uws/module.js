@@ -6,7 +6,7 @@
 // message when the module does not load.
 const { UNAVAILABLE_EXIT_STATUS, parseArgs, parseTlsArgs } = require('../common');
 
-// Returns { uWS, port } (and key, cert with { tls: true }, which requires --key and --cert).
+// Returns { uWS, port, key, cert, http2 } (with { tls: true }, --key and --cert are required).
 function loadUwsApi({ tls = false } = {}) {
   const args = tls ? parseTlsArgs() : parseArgs();
   if (args.module === null) {
@@ -14,7 +14,7 @@ function loadUwsApi({ tls = false } = {}) {
     process.exit(2);
   }
   try {
-    return { uWS: require(args.module), port: args.port, key: args.key, cert: args.cert };
+    return { uWS: require(args.module), port: args.port, key: args.key, cert: args.cert, http2: args.http2 };
   } catch (error) {
     process.stderr.write(`cannot load ${args.module}: ${error.message}\n`);
     process.exit(UNAVAILABLE_EXIT_STATUS);
@@ -24,13 +24,20 @@ function loadUwsApi({ tls = false } = {}) {
 // The SSLApp of a TLS scenario server, with the key and certificate of --key and --cert. A module whose SSLApp
 // throws (a loopwire without TLS) cannot run the scenario: says so and exits with UNAVAILABLE_EXIT_STATUS, and the
 // runner skips it.
-function sslApp(uWS, key, cert) {
+function sslApp(uWS, key, cert, options = {}) {
   try {
-    return uWS.SSLApp({ key_file_name: key, cert_file_name: cert });
+    return uWS.SSLApp({ key_file_name: key, cert_file_name: cert, ...options });
   } catch (error) {
     process.stderr.write(`SSLApp is not available: ${error.message}\n`);
     process.exit(UNAVAILABLE_EXIT_STATUS);
   }
+}
+
+// The App of a server that runs in cleartext or over TLS (given --key and --cert: sslApp), with `http2: true` in
+// its options when --http2 was given (the h2c/* and h2/* scenarios; loopwire's option).
+function scenarioApp({ uWS, key, cert, http2 }) {
+  const options = http2 ? { http2: true } : {};
+  return key !== null && cert !== null ? sslApp(uWS, key, cert, options) : uWS.App(options);
 }
 
 // The listen callback every server here passes: prints the port, or fails.
@@ -44,4 +51,4 @@ function onListen(uWS, port) {
   };
 }
 
-module.exports = { loadUwsApi, onListen, sslApp };
+module.exports = { loadUwsApi, onListen, scenarioApp, sslApp };
