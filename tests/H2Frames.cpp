@@ -196,22 +196,43 @@ std::optional<ServerFrame> readUntil(TestClient& client, std::uint8_t type, std:
     return std::nullopt;
 }
 
-Fields decodeResponse(std::string_view block) {
+Fields ResponseDecoder::decode(std::string_view block) {
     Fields fields;
     for (std::size_t at = 0; at < block.size();) {
         const auto first = static_cast<unsigned char>(block[at]);
         if (first & 0x80) {
             const std::uint32_t index = readInteger(block, at, 7);
-            fields.emplace_back(":status", staticStatus(index));
-        } else if ((first & 0xf0) == 0) {
-            const std::uint32_t nameIndex = readInteger(block, at, 4);
+            if (index <= kStaticEntries) {
+                fields.emplace_back(":status", staticStatus(index));
+            } else {
+                if (index - kStaticEntries > table_.size()) throw std::runtime_error("dynamic index out of range");
+                fields.push_back(table_[index - kStaticEntries - 1]);
+            }
+        } else if ((first & 0xe0) == 0x20) {
+            if (!fields.empty()) throw std::runtime_error("a table size update after a field");
+            limit_ = readInteger(block, at, 5);
+            evictTo(limit_);
+        } else {
+            const bool indexing = (first & 0xc0) == 0x40;
+            if (!indexing && (first & 0xf0) != 0) throw std::runtime_error("a representation the server does not use");
+            const std::uint32_t nameIndex = readInteger(block, at, indexing ? 6 : 4);
             std::string name = nameIndex == 0 ? readString(block, at) : staticName(nameIndex);
             fields.emplace_back(std::move(name), readString(block, at));
-        } else {
-            throw std::runtime_error("a representation the server does not use");
+            if (indexing) {
+                table_.push_front(fields.back());
+                bytes_ += kEntryOverhead + fields.back().first.size() + fields.back().second.size();
+                evictTo(limit_);
+            }
         }
     }
     return fields;
+}
+
+void ResponseDecoder::evictTo(std::size_t limit) {
+    while (bytes_ > limit) {
+        bytes_ -= kEntryOverhead + table_.back().first.size() + table_.back().second.size();
+        table_.pop_back();
+    }
 }
 
 std::uint32_t errorCode(const ServerFrame& frame) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,8 +65,25 @@ std::optional<ServerFrame> readFrame(TestClient& client, int deadlineMs = 5000);
 // Frames until one of type (on streamId, when given) arrives: it, or nothing.
 std::optional<ServerFrame> readUntil(TestClient& client, std::uint8_t type, std::optional<std::uint32_t> streamId = {},
                                      int deadlineMs = 5000);
-// The fields of a response block the server wrote.
-Fields decodeResponse(std::string_view block);
+// The client's HPACK decoder for one connection's responses (RFC 7541), as far as the server's encoder goes: static
+// statuses and names, literals with and without indexing, the dynamic table they build and its size updates. Its
+// own, so that the server's blocks are checked by code other than the server's decoder.
+class ResponseDecoder {
+public:
+    // The fields of the next response block the server wrote on the connection; throws when it does not decode.
+    Fields decode(std::string_view block);
+    // Entries in the dynamic table.
+    std::size_t entries() const { return table_.size(); }
+
+private:
+    static constexpr std::uint32_t kStaticEntries = 61;
+    static constexpr std::size_t kEntryOverhead = 32;
+    void evictTo(std::size_t limit);
+
+    std::deque<std::pair<std::string, std::string>> table_;  // newest first
+    std::size_t bytes_ = 0;
+    std::size_t limit_ = 4096;
+};
 // GOAWAY's and RST_STREAM's error code.
 std::uint32_t errorCode(const ServerFrame& frame);
 

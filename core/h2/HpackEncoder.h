@@ -1,10 +1,11 @@
-// HpackEncoder: writes the header blocks of responses (RFC 7541), without state.
+// HpackEncoder: writes the fields of responses' header blocks (RFC 7541), without state.
 //
 // Contract
-// - Every field is a literal "without indexing" (RFC 7541 section 6.2.2), which a decoder of any table size reads,
-//   so the encoder needs none of the client's SETTINGS and keeps no dynamic table. Names known to the static table
-//   go out as its index, other names as literals; strings go out as they are, not Huffman-coded (a response's
-//   values are mostly short or already compact, and coding them costs more instructions than the bytes it saves).
+// - Every field written here is a literal "without indexing" (RFC 7541 section 6.2.2), which a decoder of any table
+//   size reads. The one field a response indexes, date, and the table size updates the client's SETTINGS call for
+//   are HpackEncoderTable's, the connection's state. Names known to the static table go out as its index, other
+//   names as literals; strings go out as they are, not Huffman-coded (a response's values are mostly short or
+//   already compact, and coding them costs more instructions than the bytes it saves).
 // - :status is one byte for the seven codes of the static table (200, 204, 206, 304, 400, 404, 500) and four for
 //   any other three-digit code.
 // - Names are written lower-case, as HTTP/2 requires (RFC 9113 section 8.2.1), whatever case the handler used.

@@ -200,8 +200,11 @@ void Http2Connection::onSettings(const Frame& frame) {
             case SettingId::EnableConnectProtocol:
                 if (value > 1) return connectionError(ErrorCode::ProtocolError);
                 break;
+            case SettingId::HeaderTableSize:
+                encoderTable_.setPeerLimit(value);
+                break;
             default:
-                break;  // the encoder keeps no table, and the rest is about streams a server does not open
+                break;  // the rest is about streams a server does not open
         }
     }
     if (bufferedBytes() > kMaxOutputBacklogBytes) return connectionError(ErrorCode::EnhanceYourCalm);

@@ -23,6 +23,7 @@
 #include "FloodGuard.h"
 #include "FrameReader.h"
 #include "HpackDecoder.h"
+#include "HpackEncoderTable.h"
 #include "Http2Settings.h"
 #include "Http2Stream.h"
 #include "net/Socket.h"
@@ -68,6 +69,8 @@ public:
     void connectionConsumed(std::int64_t bytes);
     // Corks the socket unless it is corked; returns whether it did (uncork then).
     bool corkIfNeeded() noexcept;
+    // What the client's decoder holds of the responses' fields: every response's header block is written with it.
+    HpackEncoderTable& encoderTable() noexcept { return encoderTable_; }
 
     // Output a connection holds for a peer before its streams stop sending: as HTTP/1.1's backlog limit.
     static constexpr std::size_t kMaxOutputBacklogBytes = limits::kMaxOutputBacklogBytes;
@@ -116,6 +119,7 @@ private:
     Http2Server& owner_;
     FrameReader reader_;
     HpackDecoder decoder_;
+    HpackEncoderTable encoderTable_;
     ByteBuffer pending_;  // a partial frame, or the preface, waiting for the rest
     PeerSettings peer_;
     std::vector<Http2Stream*> active_;                // streams not yet finished

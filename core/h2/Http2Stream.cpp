@@ -6,6 +6,7 @@
 #include "Http2Stream.h"
 
 #include "HpackEncoder.h"
+#include "HpackEncoderTable.h"
 #include "HpackStaticTable.h"
 #include "Http2Connection.h"
 #include "base/DecimalText.h"
@@ -22,6 +23,8 @@ namespace {
 using http_syntax::equalsLowerCase;
 
 constexpr unsigned kDefaultStatus = 200;
+// What a header block holds before its fields: table size updates and :status.
+constexpr std::size_t kHeadRoomBytes = HpackEncoderTable::kMaxBlockStartBytes + kMaxStatusBytes;
 
 // The status code at the start of a status line ("404 Not Found"), or 0 when it does not start with three digits.
 unsigned statusCodeOf(std::string_view status) noexcept {
@@ -90,8 +93,9 @@ void Http2Stream::begin(std::uint32_t id, bool requestEnded, bool answersHead, s
     outputEnds_ = endStreamSent_ = wantsWritable_ = paused_ = pausedInputEnds_ = false;
     bodyless_ = answersHead;
     headBlock_.clear();
-    headBlock_.prepare(kMaxStatusBytes);
-    headBlock_.commit(kMaxStatusBytes);  // room for :status, which is known last and goes first
+    // Room for the block's start (a table size update) and :status, which is known last and goes first.
+    headBlock_.prepare(kHeadRoomBytes);
+    headBlock_.commit(kHeadRoomBytes);
     output_.clear();
     pausedInput_.clear();
 }
@@ -169,22 +173,25 @@ bool Http2Stream::writeHeaderField(std::string_view key, std::string_view value)
 
 void Http2Stream::endHead(std::optional<std::uint64_t> contentLength, bool endStream) {
     ensureStatus();
+    HpackEncoderTable& table = connection_.encoderTable();
     const std::string_view date = connection_.loop().date();
-    char* out = headBlock_.prepare(fieldBytes(14, 20) + fieldBytes(4, date.size()));
+    char* out = headBlock_.prepare(fieldBytes(14, 20) + HpackEncoderTable::dateFieldBytes(date.size()));
     char* at = out;
     if (contentLength) {
         char digits[20];
         at = writeStaticNameField(at, static_cast<std::uint32_t>(StaticName::ContentLength),
                                   formatDecimal(*contentLength, digits));
     }
-    at = writeStaticNameField(at, static_cast<std::uint32_t>(StaticName::Date), date);
+    at = table.writeDate(at, date);
     headBlock_.commit(static_cast<std::size_t>(at - out));
-    // :status goes first (pseudo-headers precede the other fields), at the end of the room begin() kept for it.
-    char status[kMaxStatusBytes];
-    const auto statusBytes = static_cast<std::size_t>(writeStatusField(status, status_) - status);
-    char* statusAt = headBlock_.data() + (kMaxStatusBytes - statusBytes);
-    std::memcpy(statusAt, status, statusBytes);
-    connection_.writeHeaders(id_, std::string_view(statusAt, headBlock_.size() - (kMaxStatusBytes - statusBytes)),
+    // The block's start and :status go first (a table size update precedes every field, and pseudo-headers the
+    // regular ones), at the end of the room begin() kept for them.
+    char start[kHeadRoomBytes];
+    char* startEnd = writeStatusField(table.writeBlockStart(start), status_);
+    const auto startBytes = static_cast<std::size_t>(startEnd - start);
+    char* blockAt = headBlock_.data() + (kHeadRoomBytes - startBytes);
+    std::memcpy(blockAt, start, startBytes);
+    connection_.writeHeaders(id_, std::string_view(blockAt, headBlock_.size() - (kHeadRoomBytes - startBytes)),
                              endStream);
     headBlock_.clear();
     headEnded_ = true;

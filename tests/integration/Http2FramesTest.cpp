@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace loopwire::test {
 namespace {
@@ -65,7 +66,7 @@ TEST_P(Http2Frames, AnswersAGet) {
     client->send(get(1, "/hello"));
     auto headers = readUntil(*client, kHeaders, 1);
     ASSERT_TRUE(headers);
-    const Fields fields = decodeResponse(headers->payload);
+    const Fields fields = ResponseDecoder().decode(headers->payload);
     ASSERT_FALSE(fields.empty());
     EXPECT_EQ(fields[0], (std::pair<std::string, std::string>{":status", "200"}));
     auto data = readUntil(*client, kData, 1);
@@ -138,12 +139,48 @@ TEST_P(Http2Frames, HpackBombGets431AndTheConnectionLives) {
     client->send(frame(kHeaders, kEndHeaders | kEndStream, 1, fields));
     auto headers = readUntil(*client, kHeaders, 1);
     ASSERT_TRUE(headers);
-    EXPECT_EQ(decodeResponse(headers->payload).at(0).second, "431");
+    EXPECT_EQ(ResponseDecoder().decode(headers->payload).at(0).second, "431");
     // The table stayed in step: a next request on the same connection is answered.
     client->send(get(3, "/hello"));
     auto data = readUntil(*client, kData, 3);
     ASSERT_TRUE(data);
     EXPECT_EQ(data->payload, "Hello world!");
+}
+
+TEST_P(Http2Frames, ResponsesIndexTheDateOnceASecond) {
+    auto client = connect();
+    ResponseDecoder decoder;
+    std::vector<std::size_t> blockBytes;
+    for (std::uint32_t stream = 1; stream <= 5; stream += 2) {
+        client->send(get(stream, "/hello"));
+        auto headers = readUntil(*client, kHeaders, stream);
+        ASSERT_TRUE(headers);
+        const Fields fields = decoder.decode(headers->payload);
+        ASSERT_EQ(fields.size(), 3u);
+        EXPECT_EQ(fields[2].first, "date");
+        EXPECT_EQ(fields[2].second.size(), 29u);
+        blockBytes.push_back(headers->payload.size());
+    }
+    // The first block inserts the date; the others refer to it in one byte (unless a second passed between them).
+    EXPECT_LE(decoder.entries(), 2u);
+    EXPECT_GE(decoder.entries(), 1u);
+    EXPECT_EQ(blockBytes.back(), 1u + 5u + 1u);  // :status 200, content-length 12 (name 28: two bytes), the date
+}
+
+TEST_P(Http2Frames, AClientWithoutAHeaderTableGetsASizeUpdateFirst) {
+    auto client = connect({{0x1, 0}});  // SETTINGS_HEADER_TABLE_SIZE 0
+    ResponseDecoder decoder;
+    for (std::uint32_t stream = 1; stream <= 3; stream += 2) {
+        client->send(get(stream, "/hello"));
+        auto headers = readUntil(*client, kHeaders, stream);
+        ASSERT_TRUE(headers);
+        // The update to 0 opens the first block after the SETTINGS (RFC 7541 section 4.2), and only that one.
+        EXPECT_EQ(headers->payload[0] == '\x20', stream == 1);
+        const Fields fields = decoder.decode(headers->payload);
+        ASSERT_EQ(fields.size(), 3u);
+        EXPECT_EQ(fields[2].first, "date");
+        EXPECT_EQ(decoder.entries(), 0u);
+    }
 }
 
 TEST_P(Http2Frames, TooManyFieldsGet431) {
@@ -154,7 +191,7 @@ TEST_P(Http2Frames, TooManyFieldsGet431) {
     client->send(frame(kHeaders, kEndHeaders | kEndStream, 1, block(fields)));
     auto headers = readUntil(*client, kHeaders, 1);
     ASSERT_TRUE(headers);
-    EXPECT_EQ(decodeResponse(headers->payload).at(0).second, "431");
+    EXPECT_EQ(ResponseDecoder().decode(headers->payload).at(0).second, "431");
 }
 
 TEST_P(Http2Frames, SettingsFloodEndsTheConnection) {

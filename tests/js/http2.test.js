@@ -127,6 +127,21 @@ for (const tls of [false, true]) {
   });
 }
 
+test('a client that allows no HPACK table (headerTableSize 0) is answered, request after request', { timeout: 10000 },
+     async (t) => {
+  const app = uWS.App({ http2: true });
+  app.get('/hello', (res) => res.end('Hello world!'));
+  const port = listen(t, app);
+  // Node's client (nghttp2) refuses a response block that does not start with the table size update it asked for.
+  const session = http2.connect(`http://localhost:${port}`, { settings: { headerTableSize: 0 } });
+  t.after(() => session.close());
+  for (let i = 0; i < 3; i++) {
+    const answer = await request(session, { ':path': '/hello' });
+    assert.equal(answer.body, 'Hello world!');
+    assert.match(answer.headers.date, /GMT$/);
+  }
+});
+
 test('app.close({ drainMs }) sends GOAWAY, lets a stream in flight finish and closes the connection', async (t) => {
   const app = uWS.App({ http2: true });
   let pending;
