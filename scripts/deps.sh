@@ -17,7 +17,7 @@ for arg in "$@"; do
 done
 
 packages=(cmake ninja-build g++ pkg-config libuv1-dev zlib1g-dev libbrotli-dev libzstd-dev libssl-dev openssl googletest
-          libgtest-dev curl wrk redis-server nghttp2-client)
+          libgtest-dev curl wrk redis-server nghttp2-client python3-h2)
 if [ "$set_name" = full ]; then
   packages+=(clang clang-format clang-tidy libc++-dev libc++abi-dev libclang-rt-14-dev ccache h2o nginx-light valgrind
              chromium g++-aarch64-linux-gnu qemu-user)
