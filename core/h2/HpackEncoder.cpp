@@ -61,6 +61,11 @@ char* writeStaticNameField(char* out, std::uint32_t staticIndex, std::string_vie
 }
 
 char* writeHeaderField(char* out, std::string_view name, std::string_view value) noexcept {
+    return writeHeaderField(out, name, {}, value);
+}
+
+char* writeHeaderField(char* out, std::string_view name, std::string_view valuePrefix,
+                       std::string_view value) noexcept {
     std::uint32_t nameIndex = 0;
     if (name.size() <= kLongestStaticName) {
         char lower[kLongestStaticName];
@@ -74,7 +79,11 @@ char* writeHeaderField(char* out, std::string_view name, std::string_view value)
         for (const char c : name)
             *out++ = toLower(c);
     }
-    return writeString(out, value);
+    out = writeHpackInteger(out, 7, 0, static_cast<std::uint32_t>(valuePrefix.size() + value.size()));
+    if (!valuePrefix.empty()) std::memcpy(out, valuePrefix.data(), valuePrefix.size());
+    out += valuePrefix.size();
+    if (!value.empty()) std::memcpy(out, value.data(), value.size());
+    return out + value.size();
 }
 
 }  // namespace loopwire::h2

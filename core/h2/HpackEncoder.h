@@ -30,6 +30,8 @@ constexpr std::size_t fieldBytes(std::size_t nameLength, std::size_t valueLength
 char* writeStatusField(char* out, unsigned status) noexcept;
 // name: at most kMaxHpackInteger bytes, any case; value likewise.
 char* writeHeaderField(char* out, std::string_view name, std::string_view value) noexcept;
+// The same with the value valuePrefix followed by value (a weakened ETag's "W/").
+char* writeHeaderField(char* out, std::string_view name, std::string_view valuePrefix, std::string_view value) noexcept;
 // A field whose name is the static table's entry staticIndex (content-length, date: the fields the server adds),
 // without looking the name up.
 char* writeStaticNameField(char* out, std::uint32_t staticIndex, std::string_view value) noexcept;

@@ -98,6 +98,8 @@ void Http2Stream::begin(std::uint32_t id, bool requestEnded, bool answersHead, s
     headBlock_.commit(kHeadRoomBytes);
     output_.clear();
     pausedInput_.clear();
+    releaseCodingStream();
+    coding_ = {};
 }
 
 void Http2Stream::release() noexcept {
@@ -108,6 +110,7 @@ void Http2Stream::release() noexcept {
     headBlock_.clear();
     output_.clear();
     pausedInput_.clear();
+    releaseCodingStream();
 }
 
 Socket& Http2Stream::socket() const noexcept { return connection_; }
@@ -129,6 +132,8 @@ bool Http2Stream::writeStatusLine(std::string_view status) {
     }
     status_ = static_cast<std::uint16_t>(code);
     if (forbidsBody(code)) bodyless_ = true;
+    // A part of a representation is never coded: its ranges count the plain bytes.
+    if (code == 206) coding_.declined = true;
     return true;
 }
 
@@ -152,6 +157,9 @@ bool Http2Stream::writeHeaderField(std::string_view key, std::string_view value)
         return true;
     }
     ensureStatus();
+    if (coding_.matched()) [[unlikely]] {
+        if (!noteFieldForCoding(key, value)) return true;
+    }
     if (equalsLowerCase(key, "content-length")) {
         const std::optional<std::uint64_t> length = http_syntax::parseContentLength(value);
         if (!length) {
@@ -166,9 +174,13 @@ bool Http2Stream::writeHeaderField(std::string_view key, std::string_view value)
         return true;
     }
     if (isConnectionSpecific(key)) return true;
-    char* out = headBlock_.prepare(fieldBytes(key.size(), value.size()));
-    headBlock_.commit(static_cast<std::size_t>(h2::writeHeaderField(out, key, value) - out));
+    appendField(key, value);
     return true;
+}
+
+void Http2Stream::appendField(std::string_view key, std::string_view value, std::string_view valuePrefix) {
+    char* out = headBlock_.prepare(fieldBytes(key.size(), valuePrefix.size() + value.size()));
+    headBlock_.commit(static_cast<std::size_t>(h2::writeHeaderField(out, key, valuePrefix, value) - out));
 }
 
 void Http2Stream::endHead(std::optional<std::uint64_t> contentLength, bool endStream) {
@@ -217,6 +229,8 @@ void Http2Stream::complete(bool closeConnection) {
 void Http2Stream::endResponse(std::string_view body, bool closeConnection) {
     if (responseComplete() || connection_.isClosed()) return;
     CorkScope cork(connection_);
+    if (coding_.matched()) [[unlikely]]
+        return endCoded(body, closeConnection);
     if (bodyless_) body = {};
     if (!headEnded_) {
         // The body's own length, or for HEAD the declared one (RFC 9110 section 9.3.2).
@@ -224,12 +238,16 @@ void Http2Stream::endResponse(std::string_view body, bool closeConnection) {
         if (body.empty()) return complete(closeConnection);
     }
     writeOffset_ += body.size();
+    finishBody(body, closeConnection);
+}
+
+void Http2Stream::finishBody(std::string_view bytes, bool closeConnection) {
     if (output_.empty() && !endStreamSent_) {
-        const std::size_t taken = sendNow(body, true);
-        body.remove_prefix(taken);
-        if (!body.empty()) output_.append(body);
+        const std::size_t taken = sendNow(bytes, true);
+        bytes.remove_prefix(taken);
+        if (!bytes.empty()) output_.append(bytes);
     } else {
-        output_.append(body);
+        output_.append(bytes);
     }
     outputEnds_ = !endStreamSent_;
     complete(closeConnection);
@@ -238,6 +256,10 @@ void Http2Stream::endResponse(std::string_view body, bool closeConnection) {
 void Http2Stream::endWithoutBody(std::optional<std::uint64_t> reportedLength, bool closeConnection) {
     if (responseComplete() || connection_.isClosed()) return;
     CorkScope cork(connection_);
+    if (coding_.matched()) [[unlikely]] {
+        if (codingStream_ != nullptr) return endCoded({}, closeConnection);
+        if (!headEnded_) writeCodingFields(false);
+    }
     if (!headEnded_) {
         endHead(announcedLength(reportedLength || answersHead_ ? reportedLength : 0), true);
     } else if (output_.empty() && !endStreamSent_) {
@@ -251,11 +273,17 @@ void Http2Stream::endWithoutBody(std::optional<std::uint64_t> reportedLength, bo
 bool Http2Stream::writeChunk(std::string_view chunk) {
     if (responseComplete() || connection_.isClosed()) return false;
     CorkScope cork(connection_);
+    if (coding_.matched()) [[unlikely]]
+        return writeCodedChunk(chunk);
     if (!headEnded_) endHead(std::nullopt, false);
     if (chunk.empty() || bodyless_) return output_.empty();
     writeOffset_ += chunk.size();
-    if (output_.empty()) chunk.remove_prefix(sendNow(chunk, false));
-    if (!chunk.empty()) output_.append(chunk);
+    return sendBody(chunk);
+}
+
+bool Http2Stream::sendBody(std::string_view bytes) {
+    if (output_.empty()) bytes.remove_prefix(sendNow(bytes, false));
+    if (!bytes.empty()) output_.append(bytes);
     if (!output_.empty()) wantsWritable_ = true;
     return output_.empty() && connection_.bufferedBytes() <= Http2Connection::kMaxOutputBacklogBytes;
 }
@@ -263,6 +291,8 @@ bool Http2Stream::writeChunk(std::string_view chunk) {
 std::pair<bool, bool> Http2Stream::tryEnd(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
     if (responseComplete() || connection_.isClosed()) return {true, true};
     CorkScope cork(connection_);
+    if (coding_.matched()) [[unlikely]]
+        return tryEndCoded(data, totalSize, closeConnection);
     if (!headEnded_) {
         const bool nothingFollows = bodyless_ || totalSize == 0;
         endHead(announcedLength(totalSize), nothingFollows);
@@ -309,6 +339,106 @@ void Http2Stream::resumeOutput() {
     const bool done = onWritable_(writeOffset_);
     --callbackDepth_;
     if (!done && !responseComplete()) wantsWritable_ = true;
+}
+
+// ---- App::compress ----
+// The same decisions as HttpConnection's (docs/compression.md says why each): only the framing differs, a coded body
+// of unknown length being DATA frames as any other.
+
+bool Http2Stream::noteFieldForCoding(std::string_view key, std::string_view value) {
+    ResponseCoder& coder = *server().extension<ResponseCoder>();
+    if (equalsLowerCase(key, "content-type")) {
+        coding_.compressibleType = coder.isCompressibleType(value);
+    } else if (equalsLowerCase(key, "content-encoding")) {
+        coding_.declined = true;
+    } else if (equalsLowerCase(key, "vary")) {
+        coding_.varyWritten |= http_syntax::forEachListElement(
+            value, [](std::string_view element) { return equalsLowerCase(element, "accept-encoding"); });
+    } else if (coding_.coding != 0 && equalsLowerCase(key, "etag") && value.starts_with('"')) {
+        appendField(key, value, "W/");
+        return false;
+    }
+    return true;
+}
+
+bool Http2Stream::codable(std::uint64_t bodyBytes) const noexcept {
+    return coding_.applies() && !bodyless_ && !declaredLength_ &&
+           bodyBytes >= server().extension<ResponseCoder>()->minBytes(coding_);
+}
+
+void Http2Stream::writeCodingFields(bool coded) {
+    ensureStatus();
+    if (coding_.compressibleType && !coding_.varyWritten) appendField("vary", "accept-encoding");
+    if (coded) appendField("content-encoding", server().extension<ResponseCoder>()->token(coding_));
+    if (codingStream_ == nullptr) coding_ = {};
+}
+
+void Http2Stream::endCoded(std::string_view body, bool closeConnection) {
+    if (codingStream_ != nullptr) {
+        std::optional<std::string_view> coded =
+            server().extension<ResponseCoder>()->encodeStream(*codingStream_, body, StreamFlush::Finish);
+        releaseCodingStream();
+        coding_ = {};
+        if (!coded) return closeNow();
+        writeOffset_ += body.size();
+        return finishBody(*coded, closeConnection);
+    }
+    if (!headEnded_) {
+        std::optional<std::string_view> coded;
+        if (codable(body.size())) coded = server().extension<ResponseCoder>()->encodeWhole(coding_, body);
+        writeCodingFields(coded.has_value());
+        if (coded) body = *coded;
+    }
+    coding_ = {};
+    endResponse(body, closeConnection);
+}
+
+bool Http2Stream::beginCodedStream(std::uint64_t bodyBytes) {
+    if (codable(bodyBytes)) codingStream_ = server().extension<ResponseCoder>()->beginStream(coding_);
+    writeCodingFields(codingStream_ != nullptr);
+    if (codingStream_ == nullptr) return false;
+    endHead(std::nullopt, false);
+    return true;
+}
+
+bool Http2Stream::writeCodedChunk(std::string_view chunk) {
+    if (!headEnded_ && !beginCodedStream(UINT64_MAX)) return writeChunk(chunk);
+    if (chunk.empty()) return output_.empty();
+    std::optional<std::string_view> coded =
+        server().extension<ResponseCoder>()->encodeStream(*codingStream_, chunk, StreamFlush::Sync);
+    if (!coded) {
+        // The body cannot go on coded, nor switch to plain bytes midway: the client sees the stream reset.
+        closeNow();
+        return false;
+    }
+    writeOffset_ += chunk.size();
+    return sendBody(*coded);
+}
+
+std::pair<bool, bool> Http2Stream::tryEndCoded(std::string_view data, std::uint64_t totalSize, bool closeConnection) {
+    if (!headEnded_ && !beginCodedStream(totalSize)) return tryEnd(data, totalSize, closeConnection);
+    const std::uint64_t left = totalSize - std::min(totalSize, writeOffset_);
+    if (data.size() > left) data = data.substr(0, static_cast<std::size_t>(left));
+    if (writeOffset_ + data.size() >= totalSize) {
+        endCoded(data, closeConnection);
+        return {output_.empty(), true};
+    }
+    // Not flushed: a sized body is usually given in large pieces, and the coder's own blocks compress better.
+    std::optional<std::string_view> coded =
+        server().extension<ResponseCoder>()->encodeStream(*codingStream_, data, StreamFlush::Keep);
+    if (!coded) {
+        closeNow();
+        return {false, true};
+    }
+    writeOffset_ += data.size();
+    // Everything given was taken (into the coder); backpressure is what waits for the windows.
+    return {sendBody(*coded), false};
+}
+
+void Http2Stream::releaseCodingStream() noexcept {
+    if (codingStream_ == nullptr) return;
+    server().extension<ResponseCoder>()->endStream(*codingStream_);
+    codingStream_ = nullptr;
 }
 
 // ---- the request ----

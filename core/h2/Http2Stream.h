@@ -14,6 +14,8 @@
 //   stream takes it (checked against its content-length and the windows) until its window is spent, then tells the
 //   client to stop (RST_STREAM NO_ERROR, RFC 9113 section 8.1).
 // - No sendfile(2) (tryEndFromFile returns nullopt), no upgrade to a WebSocket.
+// - App::compress codes bodies as on HTTP/1.1 (the same rules, fields and flushes); a body of unknown length is
+//   simply DATA frames, not chunks.
 //
 // Owned by its Http2Connection, which reuses it for later streams once the response is over (complete or aborted)
 // and every frame of it has been written: nothing is allocated per request once the connection is warm.
@@ -21,6 +23,7 @@
 
 #include "FrameHeader.h"
 #include "base/ByteBuffer.h"
+#include "http/ResponseCoder.h"
 #include "http/ResponseStream.h"
 
 #include <cstdint>
@@ -62,6 +65,7 @@ public:
     bool answersHead() const noexcept override { return answersHead_; }
     Socket& socket() const noexcept override;
     HttpServer& server() const noexcept override;
+    ResponseCoding* coding() noexcept override { return &coding_; }
 
     // For the connection.
     // The request's body: a DATA frame's payload (the last when ended), delivered or kept while paused.
@@ -100,6 +104,24 @@ private:
     // The content-length the head announces: length, or none for a status whose response has no content (the status
     // made 200 when the handler wrote none).
     std::optional<std::uint64_t> announcedLength(std::optional<std::uint64_t> length);
+    // A field into the head block as it is, checks and App::compress passed.
+    void appendField(std::string_view key, std::string_view value, std::string_view valuePrefix = {});
+    // Body bytes after the head: sent as the windows allow, the rest kept for them. Returns write()'s answer.
+    bool sendBody(std::string_view bytes);
+    // The body's last bytes, END_STREAM after them, and the response complete.
+    void finishBody(std::string_view bytes, bool closeConnection);
+
+    // App::compress (coding_.matched(): a rule matched the request's path), as HttpConnection does it: the handler's
+    // fields are read as written, the call that ends the head decides, and a body given in pieces goes through one
+    // compressor. writeOffset_ counts the handler's plain bytes.
+    bool noteFieldForCoding(std::string_view key, std::string_view value);
+    bool codable(std::uint64_t bodyBytes) const noexcept;
+    void writeCodingFields(bool coded);
+    void endCoded(std::string_view body, bool closeConnection);
+    bool beginCodedStream(std::uint64_t bodyBytes);
+    bool writeCodedChunk(std::string_view chunk);
+    std::pair<bool, bool> tryEndCoded(std::string_view data, std::uint64_t totalSize, bool closeConnection);
+    void releaseCodingStream() noexcept;
 
     Http2Connection& connection_;
     ByteBuffer headBlock_;                         // the handler's fields, HPACK-coded, until the head goes out
@@ -107,6 +129,8 @@ private:
     ByteBuffer pausedInput_;                       // body bytes received while the handler paused the request
     std::optional<std::uint64_t> declaredLength_;  // a Content-Length the handler wrote
     std::optional<std::uint64_t> expectedLength_;  // the request's content-length
+    ResponseCoding coding_;                        // App::compress: filled by HttpServer::dispatch
+    CodingStream* codingStream_ = nullptr;         // the compressor of a body written in pieces
     std::uint64_t receivedBytes_ = 0;
     std::uint64_t writeOffset_ = 0;
     std::int64_t sendWindow_ = 0;

@@ -1,9 +1,11 @@
 'use strict';
 // app.compress (issue 44): handlers' responses coded by the core as they are written (end, write, tryEnd), checked
-// with real clients (curl --compressed, fetch) and decoded with node:zlib; the arguments' errors.
+// with real clients (curl --compressed, fetch, and Node's http2 client over HTTP/2) and decoded with node:zlib; the
+// arguments' errors.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const http2 = require('node:http2');
 const zlib = require('node:zlib');
 const { listen } = require('./helpers/server.js');
 const { curl } = require('./helpers/files.js');
@@ -66,6 +68,52 @@ test('app.compress codes end(), write() and tryEnd() bodies by Accept-Encoding, 
   assert.doesNotMatch(plain.head, /content-encoding/i);
   assert.equal(plain.body.toString(), JSON_BODY);
   assert.doesNotMatch((await rawGet(url('/other'), 'gzip')).head, /content-encoding|vary/i);
+});
+
+test('over HTTP/2, end(), write() and tryEnd() bodies are coded alike, their ETag weakened, HEAD left alone',
+     async (t) => {
+  const uWS = require('../../addon/lib/index.js');
+  const app = routes(uWS.App({ http2: true }))
+    .get('/api/tagged', (res) => {
+      res.writeHeader('content-type', 'application/json').writeHeader('etag', '"v1"').end(JSON_BODY);
+    });
+  let token = false;
+  app.listen('127.0.0.1', 0, (listenSocket) => { token = listenSocket; });
+  t.after(() => app.close());
+  const session = http2.connect(`http://127.0.0.1:${uWS.us_socket_local_port(token)}`);
+  t.after(() => session.close());
+  /** Resolves with { headers, body } (the body as it came) for a request of path with Accept-Encoding. */
+  const get = (path, acceptEncoding, method = 'GET') => new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path, ':method': method, 'accept-encoding': acceptEncoding });
+    const chunks = [];
+    let headers;
+    stream.on('response', (received) => { headers = received; });
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => resolve({ headers, body: Buffer.concat(chunks) }));
+    stream.on('error', reject);
+  });
+  for (const path of ['/api/json', '/api/stream', '/api/later', '/api/sized']) {
+    const gzip = await get(path, 'gzip');
+    assert.equal(gzip.headers['content-encoding'], 'gzip', path);
+    assert.equal(gzip.headers.vary, 'accept-encoding', path);
+    assert.equal(zlib.gunzipSync(gzip.body).toString(), JSON_BODY, path);
+    const br = await get(path, 'br');
+    assert.equal(br.headers['content-encoding'], 'br', path);
+    assert.equal(zlib.brotliDecompressSync(br.body).toString(), JSON_BODY, path);
+    const plain = await get(path, 'identity');
+    assert.equal(plain.headers['content-encoding'], undefined, path);
+    assert.equal(plain.body.toString(), JSON_BODY, path);
+  }
+  const json = await get('/api/json', 'gzip');
+  assert.ok(json.body.length < JSON_BODY.length / 4);
+  assert.equal(Number(json.headers['content-length']), json.body.length, 'the coded length');
+  assert.equal((await get('/api/tagged', 'gzip')).headers.etag, 'W/"v1"');
+  const head = await get('/api/json', 'gzip', 'HEAD');
+  assert.equal(head.headers['content-encoding'], undefined);
+  assert.equal(head.body.length, 0);
+  const other = await get('/other', 'gzip');
+  assert.equal(other.headers['content-encoding'], undefined, 'no rule for the path');
+  assert.equal(other.body.toString(), JSON_BODY);
 });
 
 test('options choose the codings, their order and the minimum size', async (t) => {
