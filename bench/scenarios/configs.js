@@ -70,7 +70,9 @@ function nginxConfig({ tls = false, user = RUNNER_USER, precompressed = false, h
 // access-log directive it keeps none; its error log is stderr by default (an error-log of /dev/stderr would fail:
 // the runner's pipes are sockets, which cannot be opened by path). file.dir serves the folder (h2o keeps its open
 // files in its own cache). precompressed: file.send-compressed, which serves file.gz (or file.br) beside a file to a
-// request that accepts the coding. h2o speaks HTTP/2 on every port, by ALPN on TLS and by prior knowledge on cleartext.
+// request that accepts the coding. ocsp-update-interval 0: no OCSP stapling, whose fetcher (a perl process h2o
+// starts now and then) would otherwise run, unasked for, inside the measurement (and under callgrind, as a process
+// of its own, sometimes killed before it wrote its count). h2o speaks HTTP/2 on every port, by ALPN on TLS and by prior knowledge on cleartext.
 function h2oConfig({ tls = false, user = RUNNER_USER, precompressed = false } = {}) {
   return [
     '# h2o for the static/* scenarios, written by the A/B runner (bench/scenarios/configs.js).',
@@ -79,7 +81,8 @@ function h2oConfig({ tls = false, user = RUNNER_USER, precompressed = false } = 
     'listen:',
     '  host: 127.0.0.1',
     '  port: {port}',
-    ...(tls ? ['  ssl:', '    certificate-file: {tlsCert}', '    key-file: {tlsKey}'] : []),
+    ...(tls ? ['  ssl:', '    certificate-file: {tlsCert}', '    key-file: {tlsKey}', '    ocsp-update-interval: 0']
+      : []),
     'hosts:',
     '  default:',
     '    paths:',
