@@ -346,19 +346,9 @@ void Http2Stream::resumeOutput() {
 // of unknown length being DATA frames as any other.
 
 bool Http2Stream::noteFieldForCoding(std::string_view key, std::string_view value) {
-    ResponseCoder& coder = *server().extension<ResponseCoder>();
-    if (equalsLowerCase(key, "content-type")) {
-        coding_.compressibleType = coder.isCompressibleType(value);
-    } else if (equalsLowerCase(key, "content-encoding")) {
-        coding_.declined = true;
-    } else if (equalsLowerCase(key, "vary")) {
-        coding_.varyWritten |= http_syntax::forEachListElement(
-            value, [](std::string_view element) { return equalsLowerCase(element, "accept-encoding"); });
-    } else if (coding_.coding != 0 && equalsLowerCase(key, "etag") && value.starts_with('"')) {
-        appendField(key, value, "W/");
-        return false;
-    }
-    return true;
+    if (!coding_.noteField(*server().extension<ResponseCoder>(), key, value)) return true;
+    appendField(key, value, "W/");
+    return false;
 }
 
 bool Http2Stream::codable(std::uint64_t bodyBytes) const noexcept {

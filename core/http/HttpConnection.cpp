@@ -804,23 +804,9 @@ void HttpConnection::releaseCallbacks() noexcept {
 // written in pieces goes through one compressor whose output each piece flushes. Why each rule: docs/compression.md.
 
 bool HttpConnection::noteFieldForCoding(std::string_view key, std::string_view value) {
-    ResponseCoder& coder = *server_.extension<ResponseCoder>();
-    if (equalsLowerCase(key, "content-type")) {
-        coding_.compressibleType = coder.isCompressibleType(value);
-    } else if (equalsLowerCase(key, "content-encoding")) {
-        // The handler codes the body itself (or says it is identity): it goes out as written.
-        coding_.declined = true;
-    } else if (equalsLowerCase(key, "vary")) {
-        // A static file's own Vary, say: not said twice.
-        coding_.varyWritten |= http_syntax::forEachListElement(
-            value, [](std::string_view element) { return equalsLowerCase(element, "accept-encoding"); });
-    } else if (coding_.coding != 0 && equalsLowerCase(key, "etag") && value.starts_with('"')) {
-        // A strong tag promises the same bytes, which a coded body is not: weak, whether or not the body ends up
-        // coded (a weak tag is never wrong).
-        writeParts(key, ": W/", value, "\r\n");
-        return false;
-    }
-    return true;
+    if (!coding_.noteField(*server_.extension<ResponseCoder>(), key, value)) return true;
+    writeParts(key, ": W/", value, "\r\n");
+    return false;
 }
 
 bool HttpConnection::codable(std::uint64_t bodyBytes) const noexcept {

@@ -17,6 +17,7 @@
 namespace loopwire {
 
 class HttpRequest;
+class ResponseCoder;
 
 struct ResponseCoding {
     static constexpr std::uint8_t kNoRule = 0xff;
@@ -31,6 +32,10 @@ struct ResponseCoding {
     // Whether the body may be coded, as far as the head written so far says (the caller checks the rest: the
     // request's method, the status, the body's size).
     bool applies() const noexcept { return matched() && coding != 0 && compressibleType && !declined; }
+    // Notes what a field the handler writes says for compression (Content-Type, Content-Encoding, Vary). Returns
+    // true for a strong ETag the response must send weak (W/ before it): a coded body is not the same bytes, and a
+    // weak tag is never wrong, coded or not. Both protocols' responses call it for every field while matched().
+    bool noteField(const ResponseCoder& coder, std::string_view key, std::string_view value) noexcept;
 };
 
 // A compressor of one streamed response (opaque here).
