@@ -27,6 +27,8 @@ function h2loadArgs(scenario, port, { seconds = null, requests = null, connectio
   const { request } = scenario;
   const count = connections ?? scenario.connections;
   const args = ['-c', String(count), '-m', String(scenario.streams), '-t', '1'];
+  // Over TLS, h2 only: h2load would otherwise take HTTP/1.1 from a server that does not select h2, and measure it.
+  if (request.tls) args.push('--npn-list', 'h2');
   if (requests !== null) args.push('-n', String(Math.max(requests, count)));
   else args.push('-D', String(timedSeconds(seconds)));
   for (const [name, value] of Object.entries(request.headers)) args.push('-H', `${name.toLowerCase()}: ${value}`);
@@ -68,6 +70,11 @@ function parseH2load(stdout) {
   const statuses = line(/^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/m, 'status codes');
   const traffic = line(/^traffic: \S+ \((\d+)\) total/m, 'traffic');
   const times = line(/^time for request:\s+(\S+)\s+(\S+)\s+(\S+)/m, 'time for request');
+  // h2load names the protocol it spoke: h2 (by ALPN), h2c (prior knowledge); anything else is not HTTP/2.
+  const protocol = /^Application protocol: (\S+)/m.exec(stdout);
+  if (protocol && protocol[1] !== 'h2' && protocol[1] !== 'h2c') {
+    throw new Error(`h2load spoke ${protocol[1]}, not HTTP/2`);
+  }
   const statLine = stdout.trim().split('\n').pop();
   let clientCpuSeconds = null;
   try {

@@ -65,8 +65,10 @@ for round in $(seq 1 "$rounds"); do
     "$lwload" http -c 100 -p 10 -d "${seconds}s" "https://127.0.0.1:$port/")
   echo "round $round: HTTP/1.1, 10 pipelined: $us µs per request ($n requests)"
   http11+=("$us")
-  read -r us n < <(measure '/^requests:/ { print $8 }' \
-    h2load -c 100 -m 10 -t 1 -D "$seconds" "https://127.0.0.1:$port/")
+  # --npn-list h2: h2load would otherwise fall back to HTTP/1.1 with a server that does not select h2; the awk
+  # program prints nothing (and the division fails loudly) unless ALPN chose h2.
+  read -r us n < <(measure '/^Application protocol: h2$/ { h2 = 1 } /^requests:/ && h2 { print $8 }' \
+    h2load -c 100 -m 10 -t 1 --npn-list h2 -D "$seconds" "https://127.0.0.1:$port/")
   echo "round $round: HTTP/2, 10 streams:     $us µs per request ($n requests)"
   http2+=("$us")
 done

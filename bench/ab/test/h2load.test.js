@@ -30,14 +30,14 @@ test('HTTP/2 scenarios are loaded by h2load; every other by lwload', () => {
   assert.equal(loadTool({ request: { mode: 'ws' } }), 'lwload');
 });
 
-test('a timed run over TLS, streams in flight on each connection, one thread', () => {
+test('a timed run over TLS (h2 only), streams in flight on each connection, one thread', () => {
   assert.deepEqual(loadArgs(scenario({ path: '/hello.txt' }), 4000, { seconds: 5 }),
-    ['-c', '100', '-m', '10', '-t', '1', '-D', '5', 'https://127.0.0.1:4000/hello.txt']);
+    ['-c', '100', '-m', '10', '-t', '1', '--npn-list', 'h2', '-D', '5', 'https://127.0.0.1:4000/hello.txt']);
 });
 
 test('a timed run lasts at least MIN_TIMED_SECONDS, so that its connections are up before it ends', () => {
   const s = scenario({ path: '/' });
-  assert.deepEqual(loadArgs(s, 1, { seconds: 1 }).slice(6, 8), ['-D', String(MIN_TIMED_SECONDS)]);
+  assert.deepEqual(loadArgs(s, 1, { seconds: 1 }).slice(8, 10), ['-D', String(MIN_TIMED_SECONDS)]);
   assert.equal(loadSeconds(s, 1), MIN_TIMED_SECONDS);
   assert.equal(loadSeconds(s, 10), 10);
   assert.equal(loadSeconds({ request: { mode: 'http' } }, 1), 1);
@@ -74,6 +74,10 @@ test('the report, read as lwload\'s JSON line', () => {
   assert.equal(parseH2load(REPORT.replace('finished in 2.01s', 'finished in 15.32ms')).duration_s, 0.01532);
   // Without the stat line, no CPU time.
   assert.equal(parseH2load(REPORT.slice(0, REPORT.lastIndexOf('\n'))).client_cpu_s, null);
+  // A server that did not select h2 made it an HTTP/1.1 run: refused.
+  assert.throws(() => parseH2load(REPORT.replace('Application protocol: h2', 'Application protocol: http/1.1')),
+    /h2load spoke http\/1\.1, not HTTP\/2/);
+  assert.equal(parseH2load(REPORT.replace('Application protocol: h2', 'Application protocol: h2c')).requests, 901800);
   // A report cut short says which line is missing.
   assert.throws(() => parseH2load('starting benchmark...\nfinished in 1.00s, 5.00 req/s, 1KB/s\n'),
     /no requests line/);
