@@ -7,6 +7,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http2 = require('node:http2');
+const os = require('node:os');
+const path = require('node:path');
 const uWS = require('../../addon/lib/index.js');
 const { certificates } = require('./helpers/certificates.js');
 
@@ -140,6 +142,50 @@ test('a client that allows no HPACK table (headerTableSize 0) is answered, reque
     assert.equal(answer.body, 'Hello world!');
     assert.match(answer.headers.date, /GMT$/);
   }
+});
+
+test('app.static and res.sendFile over HTTP/2: a cached file, a streamed one, a range and a 304', async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopwire-h2-static-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const small = Buffer.from('body { color: teal; }\n');
+  // Past the in-memory cache (256 KiB): read from the file as the windows open.
+  const large = Buffer.alloc(3 * 1024 * 1024 + 17);
+  for (let i = 0; i < large.length; i++) large[i] = 32 + (i * 7919 % 95);
+  fs.writeFileSync(path.join(root, 'small.css'), small);
+  fs.writeFileSync(path.join(root, 'large.txt'), large);
+  const app = uWS.App({ http2: true })
+    .static('/files', root)
+    .get('/one', (res) => res.sendFile(path.join(root, 'large.txt')));
+  const port = listen(t, app);
+  const session = http2.connect(`http://localhost:${port}`);
+  t.after(() => session.close());
+  /** { headers, body } of a GET of path with extra request fields, the body as a Buffer. */
+  const get = (path, fields = {}) => new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path, ...fields });
+    const chunks = [];
+    let headers;
+    stream.on('response', (received) => { headers = received; });
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => resolve({ headers, body: Buffer.concat(chunks) }));
+    stream.on('error', reject);
+  });
+  const css = await get('/files/small.css', { 'accept-encoding': 'identity' });
+  assert.equal(css.headers[':status'], 200);
+  assert.match(css.headers['content-type'], /^text\/css/);
+  assert.ok(css.body.equals(small));
+  const again = await get('/files/small.css', { 'accept-encoding': 'identity', 'if-none-match': css.headers.etag });
+  assert.equal(again.headers[':status'], 304);
+  assert.equal(again.body.length, 0);
+  for (const target of ['/files/large.txt', '/one']) {
+    const whole = await get(target, { 'accept-encoding': 'identity' });
+    assert.equal(whole.headers[':status'], 200, target);
+    assert.equal(Number(whole.headers['content-length']), large.length, target);
+    assert.ok(whole.body.equals(large), target);
+  }
+  const part = await get('/files/large.txt', { range: 'bytes=1000000-1000099', 'accept-encoding': 'identity' });
+  assert.equal(part.headers[':status'], 206);
+  assert.equal(part.headers['content-range'], `bytes 1000000-1000099/${large.length}`);
+  assert.ok(part.body.equals(large.subarray(1000000, 1000100)));
 });
 
 test('app.close({ drainMs }) sends GOAWAY, lets a stream in flight finish and closes the connection', async (t) => {
