@@ -22,7 +22,7 @@ const SHELL_WRAPPER = 'h2load "$@"; status=$?; echo; cat /proc/$$/stat; exit $st
 // The h2load arguments for scenario against 127.0.0.1:port: `connections` connections, each with the scenario's
 // `streams` requests in flight (-m), for `seconds` (-D) or `requests` (-n) in all; one thread. Request headers from
 // request.headers (lower-cased: HTTP/2 has no other), a body from request.bodyFile (h2load then sends POST). TLS
-// (request.tls) negotiates h2 by ALPN; cleartext uses prior knowledge, as h2load does for http:// by default.
+// (request.tls) offers h2 alone by ALPN; cleartext uses prior knowledge, as h2load does for http:// by default.
 function h2loadArgs(scenario, port, { seconds = null, requests = null, connections = null } = {}) {
   const { request } = scenario;
   const count = connections ?? scenario.connections;
