@@ -56,6 +56,18 @@ protected:
         return client;
     }
 
+    // Twice the control-frame budget of one second, of controlFrame, in one write: GOAWAY ENHANCE_YOUR_CALM.
+    void expectFloodEndsTheConnection(const std::string& controlFrame) {
+        auto client = connect();
+        std::string flood;
+        for (std::uint32_t i = 0; i < 2 * h2::kMaxControlFramesPerSecond; ++i)
+            flood += controlFrame;
+        client->send(flood);
+        auto goaway = readUntil(*client, kGoAway);
+        ASSERT_TRUE(goaway);
+        EXPECT_EQ(errorCode(*goaway), kEnhanceYourCalm);
+    }
+
     std::atomic<int> handled_{0};
     std::atomic<int> aborted_{0};
 };
@@ -194,27 +206,9 @@ TEST_P(Http2Frames, TooManyFieldsGet431) {
     EXPECT_EQ(ResponseDecoder().decode(headers->payload).at(0).second, "431");
 }
 
-TEST_P(Http2Frames, SettingsFloodEndsTheConnection) {
-    auto client = connect();
-    std::string flood;
-    for (std::uint32_t i = 0; i < 2 * h2::kMaxControlFramesPerSecond; ++i)
-        flood += frame(kSettings, 0, 0, "");
-    client->send(flood);
-    auto goaway = readUntil(*client, kGoAway);
-    ASSERT_TRUE(goaway);
-    EXPECT_EQ(errorCode(*goaway), kEnhanceYourCalm);
-}
+TEST_P(Http2Frames, SettingsFloodEndsTheConnection) { expectFloodEndsTheConnection(frame(kSettings, 0, 0, "")); }
 
-TEST_P(Http2Frames, PingFloodEndsTheConnection) {
-    auto client = connect();
-    std::string flood;
-    for (std::uint32_t i = 0; i < 2 * h2::kMaxControlFramesPerSecond; ++i)
-        flood += frame(kPing, 0, 0, "12345678");
-    client->send(flood);
-    auto goaway = readUntil(*client, kGoAway);
-    ASSERT_TRUE(goaway);
-    EXPECT_EQ(errorCode(*goaway), kEnhanceYourCalm);
-}
+TEST_P(Http2Frames, PingFloodEndsTheConnection) { expectFloodEndsTheConnection(frame(kPing, 0, 0, "12345678")); }
 
 TEST_P(Http2Frames, StreamsPastTheLimitAreRefused) {
     auto client = connect();

@@ -9,6 +9,7 @@ const http2 = require('node:http2');
 const zlib = require('node:zlib');
 const { listen } = require('./helpers/server.js');
 const { curl } = require('./helpers/files.js');
+const { http2Request } = require('./helpers/http2.js');
 
 /** One response read raw by curl: { head, body } with the body as it came (still coded). */
 async function rawGet(url, acceptEncoding) {
@@ -83,15 +84,8 @@ test('over HTTP/2, end(), write() and tryEnd() bodies are coded alike, their ETa
   const session = http2.connect(`http://127.0.0.1:${uWS.us_socket_local_port(token)}`);
   t.after(() => session.close());
   /** Resolves with { headers, body } (the body as it came) for a request of path with Accept-Encoding. */
-  const get = (path, acceptEncoding, method = 'GET') => new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path, ':method': method, 'accept-encoding': acceptEncoding });
-    const chunks = [];
-    let headers;
-    stream.on('response', (received) => { headers = received; });
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.on('end', () => resolve({ headers, body: Buffer.concat(chunks) }));
-    stream.on('error', reject);
-  });
+  const get = (path, acceptEncoding, method = 'GET') =>
+    http2Request(session, { ':path': path, ':method': method, 'accept-encoding': acceptEncoding });
   for (const path of ['/api/json', '/api/stream', '/api/later', '/api/sized']) {
     const gzip = await get(path, 'gzip');
     assert.equal(gzip.headers['content-encoding'], 'gzip', path);

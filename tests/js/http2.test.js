@@ -11,6 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const uWS = require('../../addon/lib/index.js');
 const { certificates } = require('./helpers/certificates.js');
+const { http2Request } = require('./helpers/http2.js');
 
 const certs = certificates();
 const ca = fs.readFileSync(certs.ca);
@@ -71,18 +72,10 @@ async function until(condition) {
   }
 }
 
-/** Sends one request on session; resolves with { headers, body }. */
-function request(session, headers, body) {
-  return new Promise((resolve, reject) => {
-    const stream = session.request(headers);
-    const chunks = [];
-    let responseHeaders;
-    stream.on('response', (h) => { responseHeaders = h; });
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.on('end', () => resolve({ headers: responseHeaders, body: Buffer.concat(chunks).toString() }));
-    stream.on('error', reject);
-    stream.end(body);
-  });
+/** Sends one request on session; resolves with { headers, body } with the body as text. */
+async function request(session, headers, body) {
+  const answer = await http2Request(session, headers, body);
+  return { headers: answer.headers, body: answer.body.toString() };
 }
 
 for (const tls of [false, true]) {
@@ -160,15 +153,7 @@ test('app.static and res.sendFile over HTTP/2: a cached file, a streamed one, a 
   const session = http2.connect(`http://localhost:${port}`);
   t.after(() => session.close());
   /** { headers, body } of a GET of path with extra request fields, the body as a Buffer. */
-  const get = (path, fields = {}) => new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path, ...fields });
-    const chunks = [];
-    let headers;
-    stream.on('response', (received) => { headers = received; });
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.on('end', () => resolve({ headers, body: Buffer.concat(chunks) }));
-    stream.on('error', reject);
-  });
+  const get = (path, fields = {}) => http2Request(session, { ':path': path, ...fields });
   const css = await get('/files/small.css', { 'accept-encoding': 'identity' });
   assert.equal(css.headers[':status'], 200);
   assert.match(css.headers['content-type'], /^text\/css/);

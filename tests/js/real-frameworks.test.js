@@ -14,6 +14,7 @@ const { Server } = require('socket.io');
 const { io: connectIo } = require('socket.io-client');
 const http2 = require('node:http2');
 const HyperExpress = require('hyper-express');
+const { http2Request } = require('./helpers/http2.js');
 const express = require('ultimate-express');
 
 /** A socket.io server on a loopwire App listening on a free port; both closed when the test ends. */
@@ -155,15 +156,9 @@ async function http2Answers(t, port) {
   t.after(() => session.close());
   const answers = [];
   for (const { method, path, body } of REQUESTS) {
-    const stream = session.request({ ':method': method, ':path': path, 'content-type': 'application/json' });
-    const chunks = [];
-    const head = once(stream, 'response');
-    stream.on('data', (chunk) => chunks.push(chunk));
-    const ended = once(stream, 'end');
-    stream.end(body);
-    const [headers] = await head;
-    await ended;
-    answers.push(answerOf(headers[':status'], (name) => headers[name], Buffer.concat(chunks).toString()));
+    const { headers, body: answer } =
+      await http2Request(session, { ':method': method, ':path': path, 'content-type': 'application/json' }, body);
+    answers.push(answerOf(headers[':status'], (name) => headers[name], answer.toString()));
   }
   assert.equal(session.alpnProtocol, 'h2c', 'the answers came over HTTP/2');
   return answers;
